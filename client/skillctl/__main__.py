@@ -1,0 +1,5 @@
+import sys
+
+from skillctl.cli.main import main
+
+sys.exit(main())

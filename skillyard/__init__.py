@@ -1,0 +1,1 @@
+"""The Django project of the Skillyard registry (settings, URLs, WSGI/ASGI)."""

@@ -1,0 +1,1 @@
+"""Celery app and thin tasks (scan, routing manifest, skill test runs)."""
