@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Run every test: the whole suite on the embedded defaults (SQLite, files), then the registry
+# suite again on PostgreSQL. pytest's exit 5 ("no tests collected") is a failure here: a run
+# that tested nothing must never pass.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+PYTEST=(.venv/bin/python -m pytest)
+export SKILLYARD_TEST_POSTGRES_URL="${SKILLYARD_TEST_POSTGRES_URL:-postgres://skillyard:skillyard@127.0.0.1:5432/skillyard}"
+
+run_pytest() {
+  "${PYTEST[@]}" "$@"
+  local rc=$?
+  if [ $rc = 5 ]; then
+    echo "test.sh: pytest collected no tests for: $* (treated as a failure)" >&2
+    exit 1
+  fi
+  [ $rc = 0 ] || { echo "test.sh: pytest failed ($rc): $*" >&2; exit $rc; }
+}
+
+echo "== all tests (SQLite, filesystem storage)"
+run_pytest "$@"
+
+if [ -d tests/registry ] && [ $# = 0 ]; then
+  echo "== registry tests on PostgreSQL"
+  DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" run_pytest tests/registry -q
+fi
+echo "test.sh: all test runs passed"
