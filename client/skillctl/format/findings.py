@@ -53,6 +53,7 @@ CODES: dict[str, str] = {
     "skill.bom": "SKILL.md starts with a UTF-8 byte order mark",
     "skill.too_long": "SKILL.md body is over 500 lines (agents load it whole)",
     "skill.json_invalid": "skill.json beside SKILL.md is not valid JSON or not an object",
+    "skill.filename_case": "the file is named skill.md, not SKILL.md (some clients miss it)",
     "skill.unsupported_input": "the path is neither a folder, a SKILL.md, a .zip nor a .tar.gz",
     # --- frontmatter -------------------------------------------------------------------
     "frontmatter.missing": "SKILL.md does not start with a --- frontmatter block",
@@ -62,6 +63,7 @@ CODES: dict[str, str] = {
     "frontmatter.lenient_parse": "the frontmatter needed quoting of values containing ': ' to parse",
     "frontmatter.flow_style": "flow-style YAML ({...} or [...]) is not portable to all clients",
     "frontmatter.unknown_key": "a top-level key no known system defines",
+    "frontmatter.too_complex": "the frontmatter nests too deeply or expands too far (YAML aliases)",
     "frontmatter.duplicate_key": "a key appears twice in the frontmatter",
     # --- fields --------------------------------------------------------------------------
     "name.missing": "the name field is missing or empty",
@@ -74,6 +76,7 @@ CODES: dict[str, str] = {
     "field.type": "a known field has the wrong type",
     "field.value": "a known field has a value outside what it allows",
     "version.invalid": "the version is not a semantic version",
+    "version.normalised": "the version was completed or cleaned to semver (1.0 -> 1.0.0, v1.2.3 -> 1.2.3)",
     "metadata.value_type": "a metadata value is not a string",
     "metadata.json_inline": "metadata is single-line JSON (OpenClaw style); `skillctl migrate` rewrites it",
     "license.missing": "no license field",
@@ -103,6 +106,8 @@ CODES: dict[str, str] = {
     "archive.no_skill_md": "no SKILL.md at the root or inside the single top-level folder",
     "archive.encrypted": "a zip entry is encrypted",
     "archive.compression_method": "a zip entry uses a compression other than stored or deflate",
-    "archive.leading_data": "there is data before the zip or not accounted for by its directory",
+    "archive.leading_data": "there is data before the archive, or data its structure does not account for",
+    "archive.header_mismatch": "a zip entry's local header disagrees with the central directory",
+    "archive.path_encoding": "an entry's path is not valid UTF-8",
     "archive.skill_md_too_large": "SKILL.md inside the archive is over 1 MiB",
 }

@@ -20,6 +20,7 @@ class Requires:
     env: list[str] = field(default_factory=list)  # environment variables (or config) that must be set
     config: list[str] = field(default_factory=list)  # config keys that must be truthy
     skills: list[str] = field(default_factory=list)  # other skills that must be installed
+    mcp: list[str] = field(default_factory=list)  # MCP servers the agent must have (ComposioHQ)
 
 
 @dataclass
@@ -57,6 +58,8 @@ class VarSpec:
 class McpSpec:
     command: str = ""
     args: list[str] = field(default_factory=list)
+    url: str = ""  # a remote server instead of a command (`server`/`url`)
+    transport: str = ""  # stdio | http | sse, when declared
     env: dict[str, str] = field(default_factory=dict)  # values may reference ${VAR}
     startup_timeout: float | None = None  # seconds
     idle_timeout: float | None = None  # seconds

@@ -1,0 +1,181 @@
+"""Commands for skill authors: ``init``, ``validate``, ``pack`` and ``migrate``.
+
+Thin callers of :mod:`skillctl.format`: they parse arguments, call the library, print through
+:mod:`skillctl.console` and raise :class:`SkillctlError` for failures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from skillctl import console
+from skillctl.cli.app import App, json_option, pass_app
+from skillctl.errors import ExitCode, SkillctlError, UsageError
+
+SKELETON = """\
+---
+name: {name}
+description: Describe what {name} does and when an agent should use it (one or two sentences).
+license: MIT
+version: 0.1.0
+---
+
+# {title}
+
+Step-by-step instructions for the agent go here. Keep this file short: put long reference
+material in `references/` and executable helpers in `scripts/`.
+"""
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--strict", is_flag=True, help="Apply the Agent Skills specification literally.")
+@click.option("--codes", is_flag=True, help="List every finding code with its meaning.")
+@json_option
+@pass_app
+def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_json: bool) -> int:
+    """Validate skills: folders, SKILL.md files, .zip or .tar.gz archives.
+
+    Exit 0 when every PATH is valid, 1 when any is invalid, 2 on usage errors. With --json,
+    one JSON object per PATH, one per line.
+    """
+    if codes:
+        return _print_codes(as_json)
+    if not paths:
+        raise UsageError("no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)")
+    from skillctl.format.load import load_skill
+
+    invalid = 0
+    for path in paths:
+        report = load_skill(path, strict=strict)
+        invalid += not report.valid
+        if as_json:
+            console.out_json(report.to_json(), compact=True)
+        else:
+            _print_report(report)
+    if not as_json:
+        console.info(f"{len(paths) - invalid} valid, {invalid} invalid" + (" (strict)" if strict else ""))
+    return int(ExitCode.FAILURE if invalid else ExitCode.OK)
+
+
+def _print_report(report) -> None:  # noqa: ANN001 (SkillReport, imported lazily)
+    label = f"{report.name or '?'}" + (f" {report.version}" if report.version else "")
+    verdict = "valid" if report.valid else "invalid"
+    console.out(f"{report.path}: {verdict} ({label}, {len(report.errors)} errors, {len(report.warnings)} warnings)")
+    for finding in report.errors + report.warnings:
+        kind = "error" if finding.is_error else "warning"
+        where = f" [{finding.location}]" if finding.location else ""
+        console.out(f"  {kind:7} {finding.code}{where}: {finding.message}")
+
+
+def _print_codes(as_json: bool) -> int:
+    from skillctl.format.findings import CODES
+
+    if as_json:
+        console.out_json(CODES)
+    else:
+        console.table(["code", "meaning"], [[code, meaning] for code, meaning in CODES.items()])
+    return int(ExitCode.OK)
+
+
+@click.command()
+@click.argument("directory", type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(), help="The archive to write (.zip or .tar.gz).")
+@json_option
+@pass_app
+def pack(app: App, directory: str, output: str, as_json: bool) -> int:
+    """Pack a skill folder into a reproducible archive (same folder, same sha256)."""
+    if not Path(directory).is_dir():
+        raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip")
+    from skillctl.format.archive import InvalidSkillError, pack_skill
+
+    try:
+        result = pack_skill(directory, output)
+    except InvalidSkillError as exc:
+        report = getattr(exc, "report", None)
+        for finding in report.errors if report is not None else []:
+            console.error(f"{finding.code} [{finding.location}]: {finding.message}")
+        raise SkillctlError(
+            f"{directory} is not a valid skill; nothing was written",
+            hint=f"run `skillctl validate {directory}` and fix the errors",
+            code="invalid_skill",
+        ) from exc
+    except OSError as exc:
+        raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path") from exc
+    if as_json:
+        console.out_json(
+            {"path": str(result.path), "sha256": result.sha256, "size": result.size, "files": len(result.files)},
+            compact=True,
+        )
+    else:
+        console.out(f"{result.sha256}  {result.path}")
+        console.success(f"packed {len(result.files)} files, {result.size} bytes")
+    return int(ExitCode.OK)
+
+
+@click.command()
+@click.argument("name")
+@click.option("--path", "parent", type=click.Path(), default=".", help="The folder to create NAME/ in.")
+@json_option
+@pass_app
+def init(app: App, name: str, parent: str, as_json: bool) -> int:
+    """Create a new skill skeleton in NAME/ (SKILL.md, scripts/, references/)."""
+    from skillctl.format.fields import MAX_NAME, NAME_RE
+    from skillctl.format.load import load_skill
+
+    if len(name) > MAX_NAME or not NAME_RE.match(name):
+        raise UsageError(
+            f"{name!r} is not a valid skill name",
+            hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)",
+        )
+    target = Path(parent) / name
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise SkillctlError(f"{target} already exists and is not empty", hint="choose another NAME or --path")
+    try:
+        for sub in ("scripts", "references"):
+            (target / sub).mkdir(parents=True, exist_ok=True)
+        title = name.replace("-", " ").title()
+        (target / "SKILL.md").write_text(SKELETON.format(name=name, title=title), encoding="utf-8")
+    except OSError as exc:
+        raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path") from exc
+    report = load_skill(target)
+    if as_json:
+        console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
+    else:
+        console.out(str(target))
+        console.success(f"created skill {name}; edit {target / 'SKILL.md'}, then `skillctl validate {target}`")
+    return int(ExitCode.OK)
+
+
+@click.command()
+@click.argument("path", type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
+@json_option
+@pass_app
+def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
+    """Rewrite OpenClaw/Clawdbot single-line JSON metadata in SKILL.md as block YAML."""
+    from skillctl.format.migrate import MigrateError, plan_migration
+
+    try:
+        migration = plan_migration(path)
+    except MigrateError as exc:
+        hints = {
+            "migrate.nothing_to_do": "the metadata is already block YAML (or there is none)",
+            "migrate.unsafe": "edit the metadata by hand; `skillctl validate` shows what is wrong",
+        }
+        raise SkillctlError(str(exc), hint=hints.get(exc.code, "check PATH"), code=exc.code) from exc
+    diff = migration.diff()
+    if not dry_run:
+        try:
+            migration.write()
+        except OSError as exc:
+            raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions") from exc
+    if as_json:
+        console.out_json({"path": str(migration.path), "written": not dry_run, "diff": diff}, compact=True)
+    elif dry_run:
+        console.out(diff.rstrip("\n"))
+    else:
+        console.success(f"migrated {migration.path}")
+    return int(ExitCode.OK)

@@ -1,0 +1,136 @@
+"""Rewrite OpenClaw/Clawdbot single-line JSON ``metadata`` as block YAML.
+
+Only the lines holding inline JSON mappings (``metadata: {...}``, or ``openclaw: {...}`` inside
+a block ``metadata``) change; every other frontmatter line and the whole body are kept byte for
+byte (line endings included). The result must parse to the same data, or nothing is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from skillctl.format.frontmatter import Frontmatter, load
+
+_INLINE = re.compile(rb"^(?P<indent>[ ]*)(?P<key>[A-Za-z0-9_.\-]+):[ \t]*(?P<value>\{.*?)[ \t]*(?P<eol>\r?\n|)\Z", re.S)
+_BOM = b"\xef\xbb\xbf"
+
+
+class MigrateError(ValueError):
+    """Nothing to migrate, or the rewrite would not parse to the same data."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Migration:
+    path: Path
+    original: bytes
+    migrated: bytes
+
+    def diff(self) -> str:
+        before, after = _display_lines(self.original), _display_lines(self.migrated)
+        name = str(self.path)
+        return "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
+
+    def write(self) -> None:
+        """Replace the file atomically: a temporary file beside it, then one rename."""
+        mode = self.path.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(prefix=".SKILL.md.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(self.migrated)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def plan_migration(path: str | os.PathLike) -> Migration:
+    """Read the SKILL.md at ``path`` (or in that folder) and compute its migration."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / "SKILL.md"
+    try:
+        original = target.read_bytes()
+    except OSError as exc:
+        raise MigrateError(f"cannot read {target}: {exc.strerror or exc}", "skill.unreadable") from exc
+    return Migration(target, original, migrate_skill_md(original))
+
+
+def migrate_skill_md(data: bytes) -> bytes:
+    """The SKILL.md with inline JSON metadata rewritten as block YAML (raises MigrateError)."""
+    lines = data.split(b"\n")
+    lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    if not lines or lines[0].removeprefix(_BOM).rstrip() != b"---":
+        raise MigrateError("SKILL.md has no frontmatter", "frontmatter.missing")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == b"---"), None)
+    if end is None:
+        raise MigrateError("the frontmatter has no closing '---' line", "frontmatter.unclosed")
+    old_fm, new_fm, in_metadata = lines[1:end], [], False
+    for line in old_fm:
+        if line[:1] not in (b" ", b"\t", b"#") and line.strip():
+            in_metadata = line.startswith(b"metadata:")
+        new_fm += (_rewrite(line) if in_metadata else None) or [line]
+    if new_fm == old_fm:
+        raise MigrateError("no single-line JSON metadata to migrate", "migrate.nothing_to_do")
+    before = _load(old_fm)
+    if before is None or _load(new_fm) != before:
+        raise MigrateError("the migrated frontmatter would not parse to the same data", "migrate.unsafe")
+    new_lines = [lines[0], *new_fm, *lines[end:]]
+    return b"".join(new_lines)
+
+
+def _rewrite(line: bytes) -> list[bytes] | None:
+    match = _INLINE.match(line)
+    if not match:
+        return None
+    try:
+        value = _flow_value(match["value"].decode("utf-8"))
+    except (ValueError, yaml.YAMLError, UnicodeDecodeError):
+        return None
+    if not isinstance(value, dict) or not value:
+        return None
+    eol = match["eol"] or b"\n"
+    indent = match["indent"].decode() + "  "
+    dumped = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True, width=10_000)
+    block = [(indent + row).encode("utf-8") + eol for row in dumped.splitlines()]
+    head = match["indent"] + match["key"] + b":" + eol
+    if not match["eol"]:  # the last line of the file had no newline; keep it that way
+        block[-1] = block[-1][: -len(eol)]
+    return [head, *block]
+
+
+def _display_lines(data: bytes) -> list[str]:
+    """Lines for a diff a terminal can show (the bytes on disk are never decoded this way)."""
+    text = data.decode("utf-8", "replace")
+    return [line + "\n" for line in text.split("\n")[:-1]] + ([text.rsplit("\n", 1)[-1]] if not text.endswith("\n") else [])
+
+
+def _flow_value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return yaml.safe_load(text)
+
+
+def _load(lines: list[bytes]):
+    text = b"".join(lines).decode("utf-8", "replace").replace("\r\n", "\n")
+    block = Frontmatter(raw=text)
+    load(block, "SKILL.md")
+    return block.data
+
+
+__all__ = ["MigrateError", "Migration", "migrate_skill_md", "plan_migration"]

@@ -1,0 +1,161 @@
+"""skillctl init / validate / pack / migrate: exit codes, --json shape, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from skillctl.cli.main import main
+
+SKILLCTL = Path(sys.executable).with_name("skillctl")
+GOOD = "---\nname: demo\ndescription: Does a thing.\nlicense: MIT\nversion: 1.0.0\n---\n# Demo\n"
+INLINE = '---\nname: demo\ndescription: d\nmetadata: {"openclaw":{"emoji":"x"}}\n---\n# body\r\n'
+
+
+def make_skill(root: Path, text: str = GOOD, name: str = "demo") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(text, newline="")
+    return folder
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def json_lines(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+# --- validate -------------------------------------------------------------------------------------
+def test_validate_valid_skill_exits_0(tmp_path, capsys):
+    code, out, err = run(capsys, "validate", str(make_skill(tmp_path)))
+    assert code == 0 and "valid" in out
+
+
+def test_validate_json_is_one_object_per_path_in_order(tmp_path, capsys):
+    good = make_skill(tmp_path)
+    bad = make_skill(tmp_path, "---\nname: Bad\n---\n", name="bad")
+    code, out, _ = run(capsys, "validate", "--json", str(good), str(bad), "missing-dir")
+    assert code == 1
+    lines = json_lines(out)
+    assert [line["path"] for line in lines] == [str(good), str(bad), "missing-dir"]
+    assert [line["valid"] for line in lines] == [True, False, False]
+    assert set(lines[0]) == {"path", "valid", "name", "version", "errors", "warnings"}
+    assert lines[0]["name"] == "demo" and lines[0]["version"] == "1.0.0"
+    assert {e["code"] for e in lines[1]["errors"]} >= {"name.pattern", "description.missing"}
+    assert set(lines[1]["errors"][0]) == {"code", "message", "location"}
+    assert lines[2]["errors"][0]["code"] == "skill.not_found"
+
+
+def test_validate_without_paths_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "validate")
+    assert code == 2 and "hint" in err
+
+
+def test_validate_strict(tmp_path, capsys):
+    folder = make_skill(tmp_path)
+    assert run(capsys, "validate", str(folder))[0] == 0
+    code, out, _ = run(capsys, "validate", "--strict", "--json", str(folder))
+    assert code == 1 and json_lines(out)[0]["errors"][0]["code"] == "spec.extension_field"
+
+
+def test_validate_codes_lists_every_code(capsys):
+    from skillctl.format.findings import CODES
+
+    code, out, _ = run(capsys, "validate", "--codes", "--json")
+    assert code == 0 and json.loads(out) == CODES
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\xff\xfe\x00junk", b"---\n", b"---\n- [a\n---\n", b"---\na: &a [*a]\n---\n", b"\x1f\x8b\x08garbage"],
+)
+@pytest.mark.parametrize("filename", ["SKILL.md", "x.zip", "x.tar.gz"])
+def test_broken_input_never_gives_a_traceback(tmp_path, content, filename):
+    path = tmp_path / filename
+    path.write_bytes(content)
+    proc = subprocess.run([str(SKILLCTL), "validate", "--json", str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert json_lines(proc.stdout)[0]["valid"] is False
+
+
+def test_real_binary_runs_validate(tmp_path):
+    folder = make_skill(tmp_path)
+    proc = subprocess.run([str(SKILLCTL), "validate", "--json", str(folder)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["valid"] is True
+
+
+# --- init -------------------------------------------------------------------------------------------
+def test_init_creates_a_valid_skeleton(tmp_path, capsys):
+    code, _, _ = run(capsys, "init", "my-skill", "--path", str(tmp_path))
+    folder = tmp_path / "my-skill"
+    assert code == 0 and (folder / "scripts").is_dir() and (folder / "references").is_dir()
+    code, out, _ = run(capsys, "validate", "--json", str(folder))
+    line = json_lines(out)[0]
+    assert code == 0 and line["valid"] and line["version"] == "0.1.0" and line["warnings"] == []
+
+
+@pytest.mark.parametrize("name", ["Bad", "a--b", "-x", "x" * 65, "has space"])
+def test_init_refuses_invalid_names(tmp_path, capsys, name):
+    assert run(capsys, "init", name, "--path", str(tmp_path))[0] == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_refuses_an_existing_non_empty_folder(tmp_path, capsys):
+    make_skill(tmp_path)
+    code, _, err = run(capsys, "init", "demo", "--path", str(tmp_path))
+    assert code == 1 and "hint" in err
+    assert (tmp_path / "demo" / "SKILL.md").read_text() == GOOD
+
+
+# --- pack -------------------------------------------------------------------------------------------
+def test_pack_prints_sha256_and_is_reproducible(tmp_path, capsys):
+    folder = make_skill(tmp_path)
+    code, out, _ = run(capsys, "pack", str(folder), "-o", str(tmp_path / "a.zip"), "--json")
+    assert code == 0
+    first = json_lines(out)[0]
+    (folder / "SKILL.md").touch()
+    run(capsys, "pack", str(folder), "-o", str(tmp_path / "b.zip"), "--json")
+    assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
+    assert len(first["sha256"]) == 64
+
+
+def test_pack_refuses_an_invalid_skill(tmp_path, capsys):
+    folder = make_skill(tmp_path, "---\nname: Bad\ndescription: d\n---\n")
+    code, _, err = run(capsys, "pack", str(folder), "-o", str(tmp_path / "x.zip"))
+    assert code == 1 and "name.pattern" in err
+    assert not (tmp_path / "x.zip").exists()
+
+
+def test_pack_of_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    assert run(capsys, "pack", str(tmp_path / "nope"), "-o", str(tmp_path / "x.zip"))[0] == 2
+
+
+# --- migrate ------------------------------------------------------------------------------------------
+def test_migrate_dry_run_prints_a_diff_and_writes_nothing(tmp_path, capsys):
+    folder = make_skill(tmp_path, INLINE)
+    before = (folder / "SKILL.md").read_bytes()
+    code, out, _ = run(capsys, "migrate", "--dry-run", str(folder))
+    assert code == 0 and out.startswith("---") and '-metadata: {"openclaw"' in out and "+  openclaw:" in out
+    assert (folder / "SKILL.md").read_bytes() == before
+
+
+def test_migrate_rewrites_then_refuses_a_second_time(tmp_path, capsys):
+    folder = make_skill(tmp_path, INLINE)
+    assert run(capsys, "migrate", str(folder / "SKILL.md"))[0] == 0
+    data = (folder / "SKILL.md").read_bytes()
+    assert b"metadata:\n  openclaw:\n    emoji: x\n" in data and data.endswith(b"---\n# body\r\n")
+    code, _, err = run(capsys, "migrate", str(folder))
+    assert code == 1 and "hint" in err
+
+
+def test_migrate_missing_path_is_an_error_not_a_traceback(tmp_path, capsys):
+    code, _, err = run(capsys, "migrate", str(tmp_path / "nope"))
+    assert code == 1 and "Traceback" not in err
