@@ -49,7 +49,8 @@ start_docker() {
     if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
       rm -f /var/run/docker.pid
     fi
-    pgrep -x dockerd >/dev/null || (nohup dockerd >/var/log/dockerd.log 2>&1 &)
+    # setsid: its own session, so the end of the shell (or job) that started it cannot kill it.
+    pgrep -x dockerd >/dev/null || (setsid nohup dockerd >/var/log/dockerd.log 2>&1 < /dev/null &)
   fi
   wait_for 60 docker info || { log "dockerd does not answer (see /var/log/dockerd.log)"; return 1; }
   log "dockerd up"

@@ -1,0 +1,158 @@
+"""``skillctl run``: run an installed skill (or a skill folder) in a sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from skillctl import console, paths
+from skillctl.cli.app import App, json_option, pass_app
+from skillctl.errors import SkillctlError, UsageError
+
+# The command's exit code for each run status (0 and 1 keep their global meaning).
+STATUS_EXIT_CODES = {
+    "ok": 0,
+    "error": 1,
+    "timeout": 10,
+    "oom": 11,
+    "output_limit": 12,
+    "killed": 13,
+}
+
+EPILOG = (
+    "The skill runs with no network (unless its runtime asks and the host allows), limited "
+    "memory, processes, file size and time, read-only at /skill, with a fresh /work; files it "
+    "writes to /work/output are listed (and copied with --output-dir). Backends: auto picks "
+    "Docker when a daemon answers, else bubblewrap, and refuses when neither works; a skill is "
+    "never run unsandboxed. Image: SKILLYARD_SANDBOX_IMAGE, else skillyard/sandbox-python:3.11 "
+    "(make sandbox-image) when present, else python:3.11-slim. "
+    "Exit codes: 0 ok, 1 error (the skill failed, or it could not be run), 2 usage, "
+    "10 timeout, 11 oom, 12 output_limit, 13 killed."
+)
+
+
+class SkillNotFound(SkillctlError):
+    code = "run.not_found"
+
+
+class InvalidSkill(SkillctlError):
+    code = "run.invalid_skill"
+
+
+@click.command("run", epilog=EPILOG)
+@click.argument("skill")
+@click.option(
+    "--input", "input_", metavar="JSON|@FILE", help="Input: JSON text, or @FILE to read it."
+)
+@click.option(
+    "--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True
+)
+@click.option("--timeout", type=float, help="Seconds before the run is killed (capped by config).")
+@click.option(
+    "--output-dir", type=click.Path(file_okay=False, path_type=Path), help="Copy /work/output here."
+)
+@click.option("--image", help="Docker image for the docker backend.")
+@json_option
+@pass_app
+def run(app: App, skill: str, input_, backend, timeout, output_dir, image, as_json: bool) -> int:
+    """Run SKILL (an installed skill's NAME, or a PATH to a skill folder) in a sandbox."""
+    from skillctl.sandbox import HostCaps, RunRequest, run_skill
+
+    input_value = _parse_input(input_)  # usage errors first
+    folder = resolve_skill(skill)
+    request = RunRequest(
+        skill_dir=folder,
+        runtime=_runtime(folder),
+        input=input_value,
+        backend=backend,
+        timeout_seconds=timeout,
+        caps=HostCaps.from_config(_config_or_none(app)),
+        output_dir=output_dir,
+        image=image,
+    )
+    result = run_skill(request)
+    if as_json:
+        console.out_json(result.to_dict())
+    else:
+        _print_human(result)
+    return STATUS_EXIT_CODES[result.status.value]
+
+
+def resolve_skill(skill: str) -> Path:
+    """A path to a folder, else an installed skill: project scope first, then user scope."""
+    candidate = Path(skill).expanduser()
+    if (
+        "/" in skill
+        or skill in (".", "..")
+        or (candidate.is_dir() and (candidate / "SKILL.md").exists())
+    ):
+        if candidate.is_dir():
+            return candidate.resolve()
+        raise SkillNotFound(
+            f"{skill} is not a folder", hint="Pass a skill folder or an installed skill's name."
+        )
+    for root in (paths.project_skills_dir(), paths.user_skills_dir()):
+        if (root / skill).is_dir():
+            return (root / skill).resolve()
+    raise SkillNotFound(
+        f"no installed skill named {skill!r}",
+        hint="Install it (`skillctl install NAME`), or pass a path to the skill folder.",
+    )
+
+
+def _runtime(folder: Path):
+    from skillctl.format import load_skill
+
+    report = load_skill(folder)
+    if report.manifest is None:
+        codes = ", ".join(f.code for f in report.errors) or "no manifest"
+        raise InvalidSkill(
+            f"{folder} is not a valid skill ({codes})", hint=f"Run `skillctl validate {folder}`."
+        )
+    return report.manifest.runtime
+
+
+def _parse_input(raw: str | None):
+    if raw is None:
+        return None
+    text = raw
+    if raw.startswith("@"):
+        try:
+            text = Path(raw[1:]).read_text(encoding="utf-8")
+        except OSError as err:
+            raise UsageError(
+                f"cannot read {raw[1:]}: {err.strerror}", hint="Check the path after @."
+            ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(
+            f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.'
+        ) from None
+
+
+def _config_or_none(app: App):
+    try:
+        return app.config
+    except SkillctlError:
+        return None  # an unreadable config must not stop a sandboxed run; defaults apply
+
+
+def _print_human(result) -> None:
+    if result.stdout:
+        console.out(result.stdout.rstrip("\n"))
+    if result.stderr:
+        console.info(result.stderr.rstrip("\n"))
+    collected = [o for o in result.outputs if not o.skipped]
+    summary = f"{result.status.value} (exit {result.exit_code}) in {result.duration_ms} ms on {result.backend}"
+    if result.outputs:
+        summary += f"; {len(collected)} output file(s)"
+    for o in result.outputs:
+        where = f" -> {o.saved_to}" if o.saved_to else ""
+        console.info(
+            f"  output {o.path} ({o.size} bytes){where}"
+            + (f" skipped: {o.skipped}" if o.skipped else "")
+        )
+    (console.success if result.ok else console.warn)(f"run: {summary}")

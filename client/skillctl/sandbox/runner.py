@@ -1,0 +1,154 @@
+"""The executor: one request in, one RunResult out, on whichever backend is chosen.
+
+It resolves the command and the limits, prepares a fresh /work, hands a Job to the backend,
+collects /work/output and removes everything it created, whatever happens.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillctl.sandbox import janitor
+from skillctl.sandbox.backend import SKILL_MOUNT, Backend, Job, RawRun
+from skillctl.sandbox.errors import SandboxRequestError, SandboxUnavailable
+from skillctl.sandbox.policy import HostCaps, policy_for
+from skillctl.sandbox.result import RunResult, Status
+from skillctl.sandbox.workspace import Workspace, owner_token
+
+BACKENDS = ("auto", "docker", "bwrap")
+# runtime -> the interpreter that runs the entrypoint
+INTERPRETERS = {"python": ["python3"], "python3": ["python3"], "bash": ["bash"], "sh": ["sh"]}
+
+
+@dataclass
+class RunRequest:
+    """One run. ``command`` (argv inside the sandbox) overrides the manifest's entrypoint; the
+    worker passes the skill's test command here."""
+
+    skill_dir: Path
+    runtime: Any = None  # skillctl.format.RuntimeSpec or None
+    command: list[str] | None = None
+    input: Any = None  # any JSON value: $SKILL_INPUT and /work/input.json
+    backend: str = "auto"
+    timeout_seconds: float | None = None  # overrides the manifest, still capped
+    memory_mb: int | None = None  # overrides the manifest, still capped
+    caps: HostCaps = field(default_factory=HostCaps)
+    output_dir: Path | None = None  # where /work/output files are copied (else only listed)
+    image: str | None = None  # docker image (else SKILLYARD_SANDBOX_IMAGE or the default)
+    env: dict[str, str] = field(default_factory=dict)  # extra, non-secret environment
+
+
+def entrypoint_command(runtime: Any) -> list[str]:
+    """argv that runs the manifest's entrypoint inside the sandbox."""
+    entrypoint = getattr(runtime, "entrypoint", "") or ""
+    if not entrypoint:
+        raise SandboxRequestError(
+            "the skill declares no runtime entrypoint",
+            hint="Add `runtime: {entrypoint: scripts/main.py}` to SKILL.md, or pass a command.",
+        )
+    if entrypoint.startswith("/") or ".." in Path(entrypoint).parts:
+        raise SandboxRequestError(
+            f"entrypoint {entrypoint!r} is not a path inside the skill",
+            hint="Use a relative path such as scripts/main.py.",
+        )
+    interpreter = INTERPRETERS.get(getattr(runtime, "runtime", "") or "python3")
+    target = f"{SKILL_MOUNT}/{entrypoint}"
+    return [*interpreter, target] if interpreter else [target]
+
+
+def test_command(runtime: Any, skill_dir: Path) -> list[str] | None:
+    """argv for the skill's own tests (DESIGN section 9), or None when it has none."""
+    if getattr(runtime, "test", ""):
+        return ["sh", "-c", f"cd {SKILL_MOUNT} && {runtime.test}"]
+    if (skill_dir / "tests").is_dir():
+        return ["sh", "-c", f"cd {SKILL_MOUNT} && python3 -m unittest discover -s tests"]
+    return None
+
+
+def select_backend(name: str = "auto", *, image: str | None = None) -> Backend:
+    """The backend called ``name``; ``auto`` is Docker when a daemon answers, else bubblewrap."""
+    from skillctl.sandbox.bwrap_backend import BwrapBackend
+    from skillctl.sandbox.docker_backend import DockerBackend
+
+    if name not in BACKENDS:
+        raise SandboxRequestError(
+            f"unknown backend {name!r}", hint=f"Use one of {', '.join(BACKENDS)}."
+        )
+    candidates = {"docker": [DockerBackend(image)], "bwrap": [BwrapBackend()]}.get(
+        name, [DockerBackend(image), BwrapBackend()]
+    )
+    for backend in candidates:
+        if backend.available():
+            return backend
+    raise SandboxUnavailable(
+        f"no sandbox backend is available (tried {', '.join(b.name for b in candidates)}); "
+        "refusing to run the skill unsandboxed",
+        hint="Start a Docker daemon, or install bubblewrap (apt-get install bubblewrap) "
+        "on a kernel that allows user namespaces.",
+    )
+
+
+def run_skill(request: RunRequest) -> RunResult:
+    """Run one skill in a sandbox and return what happened (never raises for the skill's faults)."""
+    skill_dir = Path(request.skill_dir).resolve()
+    if not skill_dir.is_dir():
+        raise SandboxRequestError(f"{skill_dir} is not a folder", hint="Pass a skill folder.")
+    command = request.command or entrypoint_command(request.runtime)
+    policy = policy_for(
+        request.runtime,
+        request.caps,
+        timeout_seconds=request.timeout_seconds,
+        memory_mb=request.memory_mb,
+    )
+    backend = select_backend(request.backend, image=request.image)
+    janitor.sweep_once(backend.name)
+    run_id = uuid.uuid4().hex[:12]
+    host_uid = backend.host_uid()
+    started = time.monotonic()
+    workspace = Workspace.create(run_id, request.input, uid=host_uid)
+    try:
+        mounted_skill = skill_dir
+        if host_uid is not None and backend.name == "bwrap":
+            mounted_skill = workspace.copy_skill(skill_dir, uid=host_uid)
+        job = Job(
+            command=list(command),
+            policy=policy,
+            skill_dir=mounted_skill,
+            work_dir=workspace.work,
+            input_value=request.input,
+            run_id=run_id,
+            owner=owner_token(),
+            host_uid=host_uid,
+            extra_env=dict(request.env),
+        )
+        raw = backend.run(job)
+        outputs, over = workspace.collect_outputs(
+            max_files=policy.output_files, max_bytes=policy.output_bytes, dest=request.output_dir
+        )
+    finally:
+        workspace.remove()
+    return RunResult(
+        status=_status(raw, outputs_over_limit=over),
+        exit_code=raw.exit_code,
+        stdout=raw.stdout.text(),
+        stderr=raw.stderr.text(),
+        duration_ms=int((time.monotonic() - started) * 1000),
+        backend=backend.name,
+        outputs=outputs,
+    )
+
+
+def _status(raw: RawRun, *, outputs_over_limit: bool) -> Status:
+    if raw.timed_out:
+        return Status.TIMEOUT
+    if raw.output_limited or outputs_over_limit:
+        return Status.OUTPUT_LIMIT
+    if raw.oom:
+        return Status.OOM
+    if raw.killed:
+        return Status.KILLED
+    return Status.OK if raw.exit_code == 0 else Status.ERROR

@@ -1,0 +1,85 @@
+"""`skillctl run`: a well-behaved skill returns ok with its output, on each backend."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.sandbox
+
+SKILL_MD = """---
+name: doubler
+description: Doubles a number.
+runtime:
+  entrypoint: scripts/main.py
+  timeout_seconds: 10
+  max_memory_mb: 128
+---
+Doubles `n`.
+"""
+
+
+def skillctl(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "skillctl", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture
+def doubler(tmp_path):
+    folder = tmp_path / ".agents" / "skills" / "doubler"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    (folder / "scripts" / "main.py").write_text(
+        "import json, os\n"
+        "n = json.loads(os.environ['SKILL_INPUT'])['n']\n"
+        "print(n * 2)\n"
+        "open('/work/output/result.json', 'w').write(json.dumps({'doubled': n * 2}))\n"
+    )
+    return folder
+
+
+def test_run_by_name_prints_ok_json_with_output(backend, doubler, tmp_path):
+    proc = skillctl(
+        "run", "doubler", "--input", '{"n": 21}', "--json", "--backend", backend, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] == "ok" and result["exit_code"] == 0 and result["backend"] == backend
+    assert result["stdout"] == "42\n"
+    assert [o["path"] for o in result["outputs"]] == ["result.json"]
+    assert set(result) == {
+        "status",
+        "exit_code",
+        "stdout",
+        "stderr",
+        "duration_ms",
+        "backend",
+        "outputs",
+    }
+
+
+def test_run_by_path_copies_outputs_and_exit_code_reflects_status(backend, doubler, tmp_path):
+    out = tmp_path / "out"
+    proc = skillctl(
+        "run", str(doubler), "--input", '{"n": 2}', "--backend", backend, "--output-dir", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "4\n"
+    assert json.loads((out / "result.json").read_text()) == {"doubled": 4}
+    (doubler / "scripts" / "main.py").write_text("import time; time.sleep(100)\n")
+    proc = skillctl("run", str(doubler), "--backend", backend, "--timeout", "1", "--json")
+    assert proc.returncode == 10 and json.loads(proc.stdout)["status"] == "timeout"
+
+
+def test_unknown_skill_and_bad_input_are_refused(tmp_path):
+    assert skillctl("run", "no-such-skill", cwd=tmp_path).returncode == 1
+    proc = skillctl("run", ".", "--input", "{not json", cwd=tmp_path)
+    assert proc.returncode == 2 and "not JSON" in proc.stderr

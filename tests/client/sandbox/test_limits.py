@@ -1,0 +1,193 @@
+"""Resource limits: each payload proves it started, then hits one limit; the run ends as expected."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.sandbox
+
+TIMEOUT = 3.0  # SUITE_CAPS.default_timeout_seconds
+SLACK = 3.0  # start-up and teardown of a run, on a loaded CI machine
+
+
+def test_memory_bomb_is_oom(run_payload, last_report):
+    result = run_payload("""
+        hog = []
+        while True:
+            hog.append(bytearray(4 << 20))
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status == "oom", (result.exit_code, result.stderr[-500:])
+
+
+@pytest.mark.parametrize(
+    "attack", ["while True: pass", "import time; time.sleep(10**6)"], ids=["busy", "sleep"]
+)
+def test_busy_loop_and_sleeping_forever_time_out(run_payload, attack):
+    result = run_payload(attack + "\n")
+    assert result.stdout.startswith("started")
+    assert result.status == "timeout"
+    assert result.duration_ms < (TIMEOUT + SLACK) * 1000
+
+
+def test_fork_bomb_is_contained(run_payload):
+    result = run_payload("""
+        children = 0
+        while True:
+            try:
+                if os.fork() == 0:
+                    import time; time.sleep(60); os._exit(0)
+                children += 1
+            except OSError:
+                print("fork refused after", children, flush=True)
+                raise SystemExit(3)
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status == "error", (result.status, result.stderr[-500:])
+    refused_after = int(result.stdout.split("fork refused after")[1].split()[0])
+    assert refused_after <= 32
+
+
+def test_thread_bomb_is_contained(run_payload):
+    result = run_payload("""
+        import threading, time
+        threads = 0
+        try:
+            while True:
+                threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+                threads += 1
+        except (RuntimeError, MemoryError) as err:
+            print("threads refused after", threads, type(err).__name__, flush=True)
+            os._exit(3)
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status in ("error", "oom"), (result.status, result.stderr[-500:])
+    assert int(result.stdout.split("refused after")[1].split()[0]) <= 32
+
+
+def test_file_over_the_size_limit_is_cut(run_payload, last_report):
+    result = run_payload("""
+        def write(path):
+            with open(path, "wb") as f:
+                for _ in range(8):
+                    f.write(b"x" * (1 << 20))
+        report(work=attempt(lambda: write("/work/big")), size=os.path.getsize("/work/big"))
+    """)
+    data = last_report(result)
+    assert data["work"].startswith("denied:")
+    assert data["size"] <= 4 << 20
+
+
+def test_filling_tmp_stops_at_its_size(run_payload, last_report):
+    result = run_payload("""
+        written = 0
+        def fill():
+            global written
+            for n in range(100):
+                with open(f"/tmp/fill{n}", "wb") as f:
+                    for _ in range(4):
+                        f.write(b"x" * (1 << 20))
+                        written += 1 << 20
+        report(fill=attempt(fill), written=written)
+    """)
+    data = last_report(result)
+    assert data["fill"].startswith("denied:")
+    assert data["written"] <= 8 << 20
+
+
+def test_flooding_stdout_and_stderr_is_cut_and_marked(run_payload):
+    result = run_payload("""
+        line = "y" * 1023 + "\\n"
+        while True:
+            sys.stdout.write(line)
+            sys.stderr.write(line)
+    """)
+    assert result.status == "output_limit"
+    assert result.stdout.startswith("started")
+    marker = "[skillyard: output truncated after 65536 bytes]\n"
+    assert result.stdout.endswith(marker) or result.stderr.endswith(marker)
+    for stream in (result.stdout, result.stderr):
+        assert len(stream.encode()) <= 65536 + len(marker) + 1
+    assert result.duration_ms < TIMEOUT * 1000
+
+
+def test_too_many_output_files_is_output_limit(run_payload):
+    result = run_payload("""
+        for n in range(20):
+            open(f"/work/output/f{n:02}", "w").write("x")
+    """)
+    assert result.status == "output_limit"
+    assert sum(1 for o in result.outputs if not o.skipped) == 10
+
+
+def test_well_behaved_skill_is_ok_with_input_and_output(run_payload, last_report, tmp_path):
+    result = run_payload(
+        """
+        data = json.load(open("/work/input.json"))
+        open("/work/output/answer.txt", "w").write(str(data["n"] * 2))
+        report(env=json.loads(os.environ["SKILL_INPUT"]), file=data, cwd=os.getcwd())
+        """,
+        input={"n": 21},
+        output_dir=tmp_path / "out",
+    )
+    assert result.status == "ok" and result.exit_code == 0
+    assert last_report(result) == {"env": {"n": 21}, "file": {"n": 21}, "cwd": "/work"}
+    assert (tmp_path / "out" / "answer.txt").read_text() == "42"
+    assert [o.path for o in result.outputs] == ["answer.txt"]
+
+
+def test_failing_skill_is_error_with_its_exit_code(run_payload):
+    result = run_payload("raise SystemExit(7)\n")
+    assert (result.status, result.exit_code) == ("error", 7)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs to start as root")
+def test_bwrap_as_root_drops_privileges_and_the_process_limit_holds(
+    run_payload, last_report, backend, sandbox_processes
+):
+    if backend != "bwrap":
+        pytest.skip("about the bubblewrap backend")
+    host_view: dict[int, str] = {}
+
+    def watch() -> None:  # what the host sees while the payload runs
+        while not done.is_set():
+            for pid in sandbox_processes():
+                try:
+                    host_view[pid] = (
+                        Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
+                    )
+                except (OSError, IndexError):
+                    pass
+            time.sleep(0.02)
+
+    done = threading.Event()
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        result = run_payload("""
+            import resource, time
+            children = 0
+            try:
+                for _ in range(100):
+                    if os.fork() == 0:
+                        time.sleep(30); os._exit(0)
+                    children += 1
+            except OSError:
+                pass
+            time.sleep(0.5)
+            report(uid=os.getuid(), euid=os.geteuid(), children=children,
+                   nproc=resource.getrlimit(resource.RLIMIT_NPROC)[0])
+        """)
+    finally:
+        done.set()
+        watcher.join()
+    data = last_report(result)
+    assert data["uid"] != 0 and data["euid"] != 0
+    assert host_view and all(uid != "0" for uid in host_view.values()), host_view
+    assert len(set(host_view.values())) == 1  # one uid for the whole run
+    assert data["children"] <= 32
