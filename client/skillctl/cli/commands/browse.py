@@ -1,0 +1,184 @@
+"""Looking at a registry: ``search`` and ``show NAME[@spec]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from skillctl import console
+from skillctl.cli.app import App, json_option, pass_app
+from skillctl.cli.commands.account import REGISTRY_OPTION
+from skillctl.errors import ExitCode
+
+DESCRIPTION_WIDTH = 60
+
+
+def _owner(entry: dict) -> str:
+    owner = entry.get("owner")
+    if isinstance(owner, dict):
+        return str(owner.get("name") or owner.get("username") or "")
+    return str(owner or "")
+
+
+def _latest(entry: dict) -> str:
+    tags = entry.get("dist_tags") if isinstance(entry.get("dist_tags"), dict) else {}
+    return str(entry.get("latest_version") or entry.get("version") or tags.get("latest") or "")
+
+
+def _short(text: Any, width: int = DESCRIPTION_WIDTH) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command()
+@click.argument("query", nargs=-1)
+@REGISTRY_OPTION
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True, help="Result page.")
+@json_option
+@pass_app
+def search(app: App, query: tuple[str, ...], registry_name: str | None, page: int, as_json: bool) -> int:
+    """Search a registry for skills (an exact name match comes first)."""
+    from skillctl.registry_client import RegistryClient
+
+    reg = app.config.registry(registry_name)
+    q = " ".join(query)
+    with RegistryClient(reg) as client:
+        data = client.search(q, page=page)
+    results = [r for r in data.get("results") or [] if isinstance(r, dict)]
+    if as_json:
+        console.out_json({"registry": reg.name, "query": q, "page": page, **data})
+        return 0
+    if not results:
+        console.info(f"No skills match {q!r} on {reg.name}." if q else f"No skills on {reg.name}.")
+        return 0
+    rows = [[r.get("name"), _latest(r), _owner(r), _short(r.get("description"))] for r in results]
+    console.table(["NAME", "VERSION", "OWNER", "DESCRIPTION"], rows)
+    total = data.get("count")
+    if isinstance(total, int) and total > len(results):
+        console.info(f"{len(results)} of {total} shown; see more with --page {page + 1}.")
+    return 0
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """``name@spec`` -> (name, spec); a bare name has the empty (default) spec."""
+    name, _, spec = ref.partition("@")
+    return name.strip(), spec.strip()
+
+
+def requirements(manifest: dict) -> dict[str, Any]:
+    """The gating-relevant part of a version's manifest (as the registry serialises it)."""
+    requires = manifest.get("requires") if isinstance(manifest.get("requires"), dict) else {}
+    install = [i for i in manifest.get("install") or [] if isinstance(i, dict)]
+    return {
+        "os": list(manifest.get("os") or []),
+        "bins": list(requires.get("bins") or []),
+        "any_bins": list(requires.get("any_bins") or requires.get("anyBins") or []),
+        "env": list(requires.get("env") or []),
+        "config": list(requires.get("config") or []),
+        "skills": list(requires.get("skills") or []),
+        "primary_env": manifest.get("primary_env") or manifest.get("primaryEnv") or "",
+        "install": [_install_command(i) for i in install],
+    }
+
+
+def _install_command(spec: dict) -> str:
+    from skillctl.format.manifest import InstallSpec
+
+    fields = {k: spec[k] for k in ("kind", "package", "bins", "label", "os", "id") if k in spec}
+    return InstallSpec(**{"kind": "", **fields}).command()
+
+
+@click.command()
+@click.argument("ref", metavar="NAME[@SPEC]")
+@REGISTRY_OPTION
+@json_option
+@pass_app
+def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
+    """Show a skill's versions (yanked marked), dist-tags and requirements.
+
+    SPEC picks the version whose requirements are shown: 1.2.3, ^1.2, ~1.2, >=1,<2 or a tag.
+    Exit 1 when no version matches SPEC.
+    """
+    from skillctl.registry_client import RegistryClient
+    from skillctl.versions import parse_spec, resolve, sort_key
+
+    name, spec = split_ref(ref)
+    parse_spec(spec)  # a bad spec is a usage error before any request
+    reg = app.config.registry(registry_name)
+    with RegistryClient(reg) as client:
+        detail = client.skill(name)
+        versions = [v for v in detail.get("versions") or [] if isinstance(v, dict)]
+        tags = detail.get("dist_tags") if isinstance(detail.get("dist_tags"), dict) else {}
+        resolved = resolve(spec, versions, dist_tags=tags)
+        manifest = (client.version(name, resolved).get("manifest") or {}) if resolved else {}
+    versions.sort(key=lambda v: sort_key(str(v.get("version"))), reverse=True)
+    data = {
+        "registry": reg.name,
+        "name": detail.get("name", name),
+        "description": detail.get("description") or manifest.get("description", ""),
+        "owner": _owner(detail),
+        "visibility": detail.get("visibility", ""),
+        "dist_tags": tags,
+        "spec": spec,
+        "resolved": resolved,
+        "versions": versions,
+        "requirements": requirements(manifest) if resolved else None,
+    }
+    if as_json:
+        console.out_json(data)
+    else:
+        _print_show(data)
+    if resolved is None:
+        console.error(
+            f"no version of {name} matches {spec or 'the default (latest)'!r}",
+            "Pick one of the versions listed; yanked versions are installed only when pinned exactly.",
+        )
+        return int(ExitCode.FAILURE)
+    return 0
+
+
+def _print_show(data: dict) -> None:
+    console.out(f"{data['name']}: {_short(data['description'], 200)}")
+    facts = [f"owner: {data['owner']}" if data["owner"] else "", f"visibility: {data['visibility']}"
+             if data["visibility"] else "", f"registry: {data['registry']}"]
+    console.out("  ".join(f for f in facts if f))
+    if data["dist_tags"]:
+        console.out("dist-tags: " + ", ".join(f"{k}={v}" for k, v in sorted(data["dist_tags"].items())))
+    if data["resolved"]:
+        console.out(f"resolved: {data['spec'] or '(latest)'} -> {data['resolved']}")
+    console.out("")
+    rows = [_version_row(v, data["resolved"]) for v in data["versions"]]
+    console.table(["", "VERSION", "PUBLISHED", "SIZE", "STATUS", "YANKED"], rows)
+    if data["requirements"]:
+        _print_requirements(data["resolved"], data["requirements"])
+
+
+def _version_row(v: dict, resolved: str | None) -> list:
+    yanked = ""
+    if v.get("yanked"):
+        yanked = "yanked" + (f": {v['yanked_reason']}" if v.get("yanked_reason") else "")
+    published = str(v.get("published_at") or "")[:10]
+    marker = "*" if str(v.get("version")) == resolved else ""
+    return [marker, v.get("version"), published, _size(v.get("size")), v.get("status", ""), yanked]
+
+
+def _size(size: Any) -> str:
+    if not isinstance(size, int):
+        return ""
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KiB"
+
+
+def _print_requirements(version: str, req: dict) -> None:
+    lines = []
+    labels = [("os", "os"), ("bins", "bins"), ("any_bins", "any of bins"), ("env", "env"),
+              ("config", "config"), ("skills", "skills"), ("install", "install")]
+    for key, label in labels:
+        if req[key]:
+            lines.append(f"  {label}: {', '.join(req[key])}")
+    if req["primary_env"]:
+        lines.append(f"  primary env: {req['primary_env']}")
+    console.out("")
+    console.out(f"requirements of {version}:" if lines else f"requirements of {version}: none")
+    for line in lines:
+        console.out(line)

@@ -1,0 +1,322 @@
+"""The one place the client speaks HTTP to a registry (API v1, DESIGN section 5).
+
+Every answer is mapped to a :class:`~skillctl.errors.SkillctlError` with a hint: transport
+failures, throttling and 5xx are :class:`NetworkError` (exit 3); 401/403/404/409/413/422 are
+failures (exit 1) carrying the registry's RFC 9457 ``errors`` list; a digest that does not match
+is an :class:`IntegrityError` (exit 4) and the partial download is removed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import quote
+
+import httpx
+
+from skillctl import __version__
+from skillctl.config import Registry, normalise_url
+from skillctl.errors import IntegrityError, NetworkError, SkillctlError
+from skillctl.format.limits import DEFAULT_LIMITS
+
+API_PREFIX = "/api/v1"
+CHUNK_BYTES = 64 * 1024
+_LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
+
+
+class RegistryError(SkillctlError):
+    """A refusal from the registry, with its status and problem-details ``errors``."""
+
+    def __init__(self, message: str, *, status: int, errors: list[dict] | None = None, **kw: Any):
+        super().__init__(message, **kw)
+        self.status = status
+        self.errors = errors or []
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "status": self.status, "errors": self.errors}
+
+
+def _q(part: str) -> str:
+    return quote(str(part), safe="")
+
+
+def _problem(response: httpx.Response) -> tuple[str, list[dict]]:
+    """The detail and ``errors`` of an RFC 9457 problem document (tolerant of other bodies)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return (response.text.strip()[:200] or response.reason_phrase), []
+    if not isinstance(body, dict):
+        return response.reason_phrase, []
+    detail = str(body.get("detail") or body.get("title") or response.reason_phrase)
+    errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
+    return detail, errors
+
+
+def format_errors(errors: list[dict]) -> str:
+    lines = []
+    for e in errors:
+        where = f" ({e['path']})" if e.get("path") else ""
+        lines.append(f"  - {e.get('code', 'error')}: {e.get('message', '')}{where}")
+    return "\n".join(lines)
+
+
+# status -> (error code, hint template); {name} is the registry's name.
+_REFUSALS: dict[int, tuple[str, str]] = {
+    400: ("bad_request", "This is a client bug if it persists; run with --debug and report it."),
+    401: ("unauthorized", _LOGIN_HINT),
+    403: ("forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
+    404: ("not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
+    409: ("conflict", "Published versions are immutable: bump `version` and publish again."),
+    413: ("too_large", "Archives are limited to 50 MiB; remove large assets."),
+    422: ("invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
+}
+
+
+def digests_from_headers(headers: httpx.Headers) -> dict[str, str]:
+    """The archive sha256 (hex) the registry announces, by header name."""
+    found: dict[str, str] = {}
+    if value := headers.get("X-Checksum-Sha256"):
+        found["X-Checksum-Sha256"] = value.strip().lower()
+    for name, pattern in (
+        ("Repr-Digest", r"sha-256\s*=\s*:([A-Za-z0-9+/=_-]+):"),  # RFC 9530
+        ("Digest", r"sha-256\s*=\s*([A-Za-z0-9+/=_-]+)"),  # RFC 3230
+    ):
+        m = re.search(pattern, headers.get(name, ""), re.IGNORECASE)
+        if m:
+            try:
+                found[name] = base64.b64decode(m.group(1), validate=False).hex()
+            except (binascii.Error, ValueError):
+                found[name] = f"undecodable:{m.group(1)}"
+    return found
+
+
+class RegistryClient:
+    # Tests put a fake HTTP edge here (httpx.MockTransport); None means real network.
+    default_transport: ClassVar[httpx.BaseTransport | None] = None
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        timeout: float = 30,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.registry = registry
+        self.base_url = normalise_url(registry.url) + API_PREFIX
+        headers = {"User-Agent": f"skillctl/{__version__}", "Accept": "application/json"}
+        if registry.token:
+            headers["Authorization"] = f"Bearer {registry.token}"
+        # Redirects are followed (downloads may come from presigned S3 URLs); httpx drops the
+        # Authorization header when a redirect leaves the registry's origin.
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=True,
+            transport=transport or self.default_transport,
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> RegistryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def skill(self, name: str) -> dict:
+        return self._get_json(f"/skills/{_q(name)}", what=f"skill {name!r}")
+
+    def version(self, name: str, version: str) -> dict:
+        return self._get_json(
+            f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}"
+        )
+
+    def search(self, q: str, *, page: int = 1) -> dict:
+        data = self._get_json("/skills", params={"q": q, "page": page}, what="search")
+        # A bare list is accepted too, so the result always has `results`.
+        return {"results": data, "count": len(data)} if isinstance(data, list) else data
+
+    def me(self) -> dict:
+        return self._get_json("/me", what="your account")
+
+    # --- writes --------------------------------------------------------------------------
+
+    def publish(
+        self,
+        name: str,
+        archive: Path,
+        *,
+        version: str | None = None,
+        owner: str | None = None,
+        visibility: str | None = None,
+    ) -> dict:
+        """Upload an archive; the result has ``created`` False when identical bytes existed."""
+        fields = {"version": version, "owner": owner, "visibility": visibility}
+        data = {k: v for k, v in fields.items() if v}
+        archive = Path(archive)
+        with archive.open("rb") as fh:
+            files = {"archive": (archive.name, fh, "application/octet-stream")}
+            response = self._send(
+                "POST", f"/skills/{_q(name)}/versions", what=f"publish of {name}", data=data, files=files
+            )
+        body = self._json(response)
+        if isinstance(body, dict):
+            body.setdefault("created", response.status_code == 201)
+        return body
+
+    def download(
+        self,
+        name: str,
+        version: str,
+        dest: Path,
+        *,
+        expected_sha256: str | None,
+        progress: bool = True,
+    ) -> str:
+        """Stream an archive to ``dest`` and return its sha256 once every digest agrees."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                actual, announced = self._stream_to(fh, name, version, progress=progress)
+            expected = {"expected": expected_sha256.lower()} if expected_sha256 else {}
+            _check_digests(f"{name} {version}", actual, {**expected, **announced})
+            os.replace(tmp, dest)
+            return actual
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _stream_to(self, fh, name: str, version: str, *, progress: bool) -> tuple[str, dict]:
+        path = f"/skills/{_q(name)}/versions/{_q(version)}/download"
+        what = f"{name} {version}"
+        digest = hashlib.sha256()
+        limit = DEFAULT_LIMITS.max_archive_bytes
+        with self._transport_errors(what), self._http.stream("GET", path) as response:
+            self._raise_for_status(response, what)
+            total = int(response.headers.get("Content-Length") or 0) or None
+            if total and total > limit:
+                raise _too_large(what, total, limit)
+            size = 0
+            with _progress_bar(f"{name} {version}", total, enabled=progress) as advance:
+                for chunk in response.iter_bytes(CHUNK_BYTES):
+                    size += len(chunk)
+                    if size > limit:
+                        raise _too_large(what, size, limit)
+                    digest.update(chunk)
+                    fh.write(chunk)
+                    advance(len(chunk))
+            return digest.hexdigest(), digests_from_headers(response.headers)
+
+    def _get_json(self, path: str, *, what: str, params: dict | None = None) -> Any:
+        return self._json(self._send("GET", path, what=what, params=params))
+
+    def _send(self, method: str, path: str, *, what: str, **kwargs: Any) -> httpx.Response:
+        with self._transport_errors(what):
+            response = self._http.request(method, path, **kwargs)
+        self._raise_for_status(response, what)
+        return response
+
+    @contextmanager
+    def _transport_errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except httpx.TimeoutException as exc:
+            raise NetworkError(
+                f"{self.registry.name} ({self.registry.url}) timed out for {what}",
+                hint="Retry; check your connection or the registry's status.",
+                code="network.timeout",
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise NetworkError(
+                f"cannot reach registry {self.registry.name} at {self.registry.url}: "
+                f"{type(exc).__name__}",
+                hint="Check the URL (`skillctl config`), SKILLYARD_REGISTRY and your connection.",
+                code="network.unreachable",
+            ) from exc
+
+    def _raise_for_status(self, response: httpx.Response, what: str) -> None:
+        status = response.status_code
+        if status < 400:
+            return
+        response.read()  # a streamed error body is not read yet
+        detail, errors = _problem(response)
+        message = f"{self.registry.name}: {what}: {detail} (HTTP {status})"
+        if errors:
+            message += "\n" + format_errors(errors)
+        if status in _REFUSALS:
+            code, hint = _REFUSALS[status]
+            raise RegistryError(
+                message, status=status, errors=errors, code=code, hint=hint.format(name=self.registry.name)
+            )
+        if status == 429:
+            wait = response.headers.get("Retry-After", "a few")
+            raise NetworkError(message, hint=f"The registry is throttling; retry in {wait} seconds.", code="throttled")
+        raise NetworkError(
+            message,
+            hint="The registry failed; retry later or tell its operators.",
+            code="server_error" if status >= 500 else "unexpected_status",
+        )
+
+    def _json(self, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise NetworkError(
+                f"{self.registry.name} answered with something other than JSON "
+                f"({response.headers.get('Content-Type', 'no content type')})",
+                hint=f"Is {self.registry.url} a Skillyard registry? Check `skillctl config`.",
+                code="invalid_response",
+            ) from exc
+
+
+def _check_digests(what: str, actual: str, claimed: dict[str, str]) -> None:
+    for source, value in claimed.items():
+        if value != actual:
+            raise IntegrityError(
+                f"sha256 of {what} is {actual}, but {source} says {value}",
+                hint="Nothing was kept. Retry; if it persists, the registry or something in "
+                "between is serving other bytes: report it.",
+                code="integrity.sha256_mismatch",
+            )
+
+
+def _too_large(what: str, size: int, limit: int) -> SkillctlError:
+    return SkillctlError(
+        f"{what} is larger than the {limit // (1024 * 1024)} MiB archive limit ({size} bytes)",
+        hint="The registry should never serve this; report it to its operators.",
+        code="download.too_large",
+    )
+
+
+@contextmanager
+def _progress_bar(label: str, total: int | None, *, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on stderr, only when asked and stderr is a terminal."""
+    if not (enabled and sys.stderr.isatty()):
+        yield lambda _n: None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    from skillctl.console import rich_console
+
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    with Progress(*columns, console=rich_console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)

@@ -1,0 +1,161 @@
+"""Skill variables: where their values come from, ``{{VAR}}`` substitution, secret masking.
+
+Precedence, highest first (DESIGN section 6):
+
+1. ``vars.json`` in the skill folder (``{"VAR": "value"}``);
+2. ``variables.json`` in ``paths.config_dir()``: the section named by the skill's key, then
+   its ``_global`` section;
+3. the environment (only for variables the skill declares);
+4. the ``default`` the skill declares.
+
+Values of variables declared ``secret`` are collected so every output can mask them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillctl import paths
+from skillctl.errors import SkillctlError
+
+if TYPE_CHECKING:
+    from skillctl.config import Config
+    from skillctl.format.manifest import Manifest
+
+SKILL_VARS_FILE = "vars.json"
+GLOBAL_VARS_FILE = "variables.json"
+GLOBAL_SECTION = "_global"
+MASK = "****"
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
+
+
+@dataclass
+class ResolvedVars:
+    values: dict[str, str] = field(default_factory=dict)
+    secrets: set[str] = field(default_factory=set)  # the secret VALUES, to mask in output
+    missing: list[str] = field(default_factory=list)  # required variables without a value
+    sources: dict[str, str] = field(default_factory=dict)  # name -> where its value came from
+
+    def substitute(self, text: str) -> str:
+        """Replace ``{{VAR}}`` with known values; unknown placeholders stay as they are."""
+        return _PLACEHOLDER.sub(lambda m: self.values.get(m.group(1), m.group(0)), text)
+
+    def mask(self, text: str) -> str:
+        # Longest first, so a secret containing another secret is masked whole.
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, MASK)
+        return text
+
+    def public_values(self) -> dict[str, str]:
+        """The values with secrets masked: what may be printed or sent to an LLM."""
+        return {k: self.mask(v) for k, v in self.values.items()}
+
+
+def _read_json_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SkillctlError(
+            f"{path} is not valid JSON: {exc}",
+            hint='It must hold one JSON object, e.g. {"VAR": "value"}.',
+            code="vars.invalid_file",
+        ) from exc
+    if not isinstance(data, dict):
+        raise SkillctlError(
+            f"{path} must hold a JSON object",
+            hint='Write it as {"VAR": "value"}.',
+            code="vars.invalid_file",
+        )
+    return data
+
+
+def _strings(table: Any) -> dict[str, str]:
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): _as_text(v) for k, v in table.items() if v is not None and not isinstance(v, dict)}
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def resolve_vars(
+    manifest: Manifest,
+    skill_dir: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    config: Config | None = None,
+) -> ResolvedVars:
+    env = os.environ if env is None else env
+    global_file = _read_json_object(paths.config_dir() / GLOBAL_VARS_FILE)
+    layers = [
+        ("vars.json", _strings(_read_json_object(Path(skill_dir) / SKILL_VARS_FILE))),
+        ("variables.json", _strings(global_file.get(manifest.key))),
+        ("variables.json:_global", _strings(global_file.get(GLOBAL_SECTION))),
+    ]
+    declared = manifest.vars
+    names = list(declared) + [n for _, layer in layers for n in layer if n not in declared]
+    result = ResolvedVars()
+    for name in dict.fromkeys(names):
+        value, source = _lookup(name, layers, declared, env)
+        if value is None:
+            if name in declared and declared[name].required:
+                result.missing.append(name)
+            continue
+        result.values[name] = value
+        result.sources[name] = source
+        if name in declared and declared[name].secret and value:
+            result.secrets.add(value)
+    if config is not None:
+        result.secrets.update(_config_secrets(manifest, config))
+    return result
+
+
+def _lookup(name, layers, declared, env) -> tuple[str | None, str]:
+    for source, layer in layers:
+        if name in layer:
+            return layer[name], source
+    if name in declared:
+        if env.get(name):
+            return env[name], "environment"
+        if declared[name].default is not None:
+            return str(declared[name].default), "default"
+    return None, ""
+
+
+def _config_secrets(manifest: Manifest, config: Config) -> set[str]:
+    """The skill's apiKey and env values from the config: secrets too, never shown."""
+    settings = config.skill_settings(manifest.key)
+    found = {str(settings["apiKey"])} if settings.get("apiKey") else set()
+    env_table = settings.get("env")
+    if isinstance(env_table, dict):
+        found.update(str(v) for v in env_table.values() if v)
+    return found
+
+
+def env_for_skill(manifest: Manifest, config: Config, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a skill runs with: ``env`` plus what the config injects.
+
+    ``[skills.<key>.env]`` entries and the ``apiKey`` (into ``primaryEnv``) fill variables
+    the environment does not already set: an explicit environment always wins.
+    """
+    result = dict(os.environ if env is None else env)
+    settings = config.skill_settings(manifest.key)
+    env_table = settings.get("env")
+    for name, value in (env_table.items() if isinstance(env_table, dict) else ()):
+        if not result.get(name) and value is not None:
+            result[name] = _as_text(value)
+    api_key = settings.get("apiKey")
+    if manifest.primary_env and api_key and not result.get(manifest.primary_env):
+        result[manifest.primary_env] = str(api_key)
+    return result
