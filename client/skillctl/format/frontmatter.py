@@ -63,11 +63,15 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-# YAML 1.1 timestamps turn `date: 2024-01-01` into datetime objects nobody wants in a manifest.
+# Two YAML 1.1 resolvers surprise authors, so we resolve like YAML 1.2's core schema instead:
+# timestamps turn `date: 2024-01-01` into datetime objects nobody wants in a manifest, and
+# yes/no/on/off booleans turn `name: off` or `os: [no]` into False.
+_BOOL, _TIMESTAMP = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"
 _Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    k: [(tag, rx) for tag, rx in v if tag not in (_BOOL, _TIMESTAMP)]
     for k, v in _BaseLoader.yaml_implicit_resolvers.items()
 }
+_Loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 def split(text: str, location: str) -> Frontmatter:

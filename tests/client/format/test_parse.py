@@ -237,3 +237,16 @@ def test_any_field_types_become_findings_not_exceptions(fields):
     manifest = parse_skill_md(text).manifest
     if manifest is not None:
         json.dumps(manifest.to_dict())
+
+
+@pytest.mark.parametrize("word", ["off", "on", "yes", "no", "y", "n"])
+def test_yaml_1_1_boolean_words_stay_strings(word):
+    report = parse_skill_md(f"---\nname: {word}\ndescription: A skill named {word}.\n---\nbody\n")
+    assert report.valid, [f.code for f in report.errors]
+    assert report.name == word
+
+
+def test_true_and_false_are_still_booleans():
+    text = "---\nname: flags\ndescription: d\nalways: true\nuser-invocable: False\n---\nbody\n"
+    manifest = parse_skill_md(text).manifest
+    assert manifest.always is True and manifest.user_invocable is False
