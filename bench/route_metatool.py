@@ -1,0 +1,173 @@
+"""Routing accuracy on MetaTool (../shared/bench/metatool): lexical-only and with semantic.
+
+Each tool becomes a skill (name + description); its 20 expansion queries become the routing
+manifest's synthetic queries. Reported, for the routed answer (threshold applied, at most 3):
+top-1 / top-3 on test_single and test_multi, top-1 on test_awareness positives, and the share of
+test_awareness negatives and test_similar queries routed to no skill. ``rank`` columns ignore the
+threshold, to compare with the published baselines (which rank only).
+
+``--dev`` evaluates on a split of expansion.jsonl only (15 queries per tool build the manifest,
+5 are held out; negatives are those held-out queries routed with their own tool withheld, over
+10 random other tools as in test_similar): the weights in ``skillctl.routing.scoring`` were tuned
+there, never on the test files.
+
+    python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
+
+from skillctl.routing import semantic  # noqa: E402
+from skillctl.routing.manifests import build_offline  # noqa: E402
+from skillctl.routing.router import Router  # noqa: E402
+from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"
+NO_THRESHOLD = replace(DEFAULT_WEIGHTS, threshold=float("-inf"), semantic_threshold=float("-inf"))
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+class Vectors:
+    """Encodes each distinct text once per run."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, object] = {}
+        self.encoder = semantic.encoder()
+
+    def of(self, texts: list[str]):
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        for text, vector in zip(missing, self.encoder.encode(missing), strict=True):
+            self.cache[text] = vector
+        return np.stack([self.cache[t] for t in texts])
+
+
+def build_manifests(tools: list[dict], queries: dict[str, list[str]]) -> dict:
+    return {
+        t["name"]: build_offline(name=t["name"], description=t["description"], queries=queries[t["name"]])
+        for t in tools
+    }
+
+
+class Bench:
+    def __init__(self, manifests: dict, vectors: Vectors | None) -> None:
+        self.manifests = manifests
+        self.vectors = vectors
+        self.routers: dict[tuple[tuple[str, ...], bool], Router] = {}
+
+    def router(self, names: tuple[str, ...], threshold: bool = True) -> Router:
+        key = (names, threshold)
+        if key not in self.routers:
+            ms = [self.manifests[n] for n in names]
+            weights = DEFAULT_WEIGHTS if threshold else NO_THRESHOLD
+            if self.vectors is None:
+                self.routers[key] = Router(ms, weights=weights)
+            else:
+                import numpy as np
+
+                cents = np.stack([semantic.centroid(self.vectors.of(semantic.centroid_texts(m))) for m in ms])
+                self.routers[key] = Router(ms, vectors=cents, encoder=self.vectors.encoder, weights=weights)
+        return self.routers[key]
+
+    def route(self, query: str, names: tuple[str, ...], threshold: bool = True) -> list[str]:
+        router = self.router(names, threshold)
+        vector = self.vectors.of([query])[0] if self.vectors else None
+        return [m.name for m in router.route(query, query_vector=vector)]
+
+
+def topk(bench: Bench, rows: list[dict], names: tuple[str, ...], threshold: bool) -> tuple[float, float]:
+    top1 = top3 = 0.0
+    for row in rows:
+        got = bench.route(row["query"], names, threshold)
+        expected = row["expected_tools"]
+        top1 += bool(got) and got[0] in expected
+        top3 += sum(e in got[:3] for e in expected) / len(expected)
+    return top1 / len(rows), top3 / len(rows)
+
+
+def none_share(bench: Bench, rows: list[dict], names_of) -> float:
+    return sum(not bench.route(r["query"], names_of(r)) for r in rows) / len(rows)
+
+
+def evaluate_tests(bench: Bench, data: Path, all_names: tuple[str, ...]) -> dict:
+    single = read_jsonl(data / "test_single.jsonl")
+    multi = read_jsonl(data / "test_multi.jsonl")
+    aware = read_jsonl(data / "test_awareness.jsonl")
+    similar = read_jsonl(data / "test_similar.jsonl")
+    positives = [r for r in aware if r["expected_tools"]]
+    negatives = [r for r in aware if not r["expected_tools"]]
+    return {
+        "single top-1/top-3": topk(bench, single, all_names, True),
+        "single rank top-1/top-3": topk(bench, single, all_names, False),
+        "multi top-1/top-3": topk(bench, multi, all_names, True),
+        "awareness positives top-1/top-3": topk(bench, positives, all_names, True),
+        "awareness negatives -> none": none_share(bench, negatives, lambda r: all_names),
+        "similar -> none": none_share(bench, similar, lambda r: tuple(r["candidates"])),
+    }
+
+
+def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Vectors | None) -> dict:
+    build = {name: qs[:15] for name, qs in expansion.items()}
+    held = [{"query": q, "expected_tools": [name]} for name, qs in expansion.items() for q in qs[15:]]
+    bench = Bench(build_manifests(tools, build), vectors)
+    names = tuple(sorted(build))
+    rng = random.Random(5)
+    withheld = {r["query"]: tuple(sorted(rng.sample([n for n in names if n not in r["expected_tools"]], 10))) for r in held}
+    return {
+        "dev top-1/top-3": topk(bench, held, names, True),
+        "dev rank top-1/top-3": topk(bench, held, names, False),
+        "dev own tool withheld (10 others) -> none": none_share(bench, held, lambda r: withheld[r["query"]]),
+        "dev own tool withheld (all others) -> none": none_share(
+            bench, held, lambda r: tuple(n for n in names if n not in r["expected_tools"])
+        ),
+    }
+
+
+def show(title: str, results: dict, seconds: float) -> None:
+    print(f"\n{title}  ({seconds:.0f} s)")
+    for key, value in results.items():
+        text = " / ".join(f"{v:.3f}" for v in value) if isinstance(value, tuple) else f"{value:.3f}"
+        print(f"  {key:<44} {text}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--no-semantic", action="store_true", help="lexical only")
+    parser.add_argument("--dev", action="store_true", help="the expansion split used for tuning")
+    args = parser.parse_args()
+    tools = read_jsonl(args.data / "tools.jsonl")
+    expansion: dict[str, list[str]] = defaultdict(list)
+    for row in read_jsonl(args.data / "expansion.jsonl"):
+        expansion[row["tool"]].append(row["query"])
+    tools = [t for t in tools if t["name"] in expansion]
+    modes = [("lexical only", False)]
+    if not args.no_semantic and semantic.available():
+        modes.append(("semantic + lexical (MiniLM int8, 1 thread)", True))
+    for title, use_semantic in modes:
+        start = time.perf_counter()
+        vectors = Vectors() if use_semantic else None
+        if args.dev:
+            results = evaluate_dev(tools, expansion, vectors)
+        else:
+            bench = Bench(build_manifests(tools, expansion), vectors)
+            results = evaluate_tests(bench, args.data, tuple(sorted(expansion)))
+        show(f"MetaTool, {len(tools)} tools as skills, {title}", results, time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Find the skills an agent can use: project, user and extra folders, in that precedence.
+
+Project skills (``.agents/skills`` of the current project) override user skills
+(``~/.agents/skills``), which override extra folders from config; a name found in more than one
+place is a :class:`Collision` the caller can report. ``scan_tree`` finds every skill folder under
+any root (``route --skills-dir``). Parsing goes through ``skillctl.format.load_skill``, the one
+parser the registry uses too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillctl import paths
+
+if TYPE_CHECKING:
+    from skillctl.format import Manifest, SkillReport
+
+SKILL_FILE = "SKILL.md"
+# Folders that never hold skills of their own and can be huge.
+SKIPPED_DIRS = frozenset({".git", "node_modules"})
+SCOPES = ("project", "user", "extra", "dir")  # precedence, strongest first
+
+
+@dataclass
+class InstalledSkill:
+    name: str
+    path: Path
+    scope: str  # "project" | "user" | "extra" | "dir"
+    report: SkillReport
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.report.manifest
+
+
+@dataclass
+class Collision:
+    name: str
+    used: Path
+    shadowed: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class Discovery:
+    skills: list[InstalledSkill] = field(default_factory=list)
+    collisions: list[Collision] = field(default_factory=list)
+
+    def get(self, name: str) -> InstalledSkill | None:
+        return next((s for s in self.skills if s.name == name), None)
+
+
+def scan_tree(root: Path) -> list[Path]:
+    """Every folder under ``root`` holding a SKILL.md, sorted; hidden folders included.
+
+    A skill folder is not searched further (its references may hold example SKILL.md files);
+    symlinked folders are followed (agents link installed skills), cycles are cut.
+    """
+    found: list[str] = []
+    _scan(os.fspath(root), found, set())
+    return [Path(p) for p in sorted(found)]
+
+
+def _scan(folder: str, found: list[str], seen: set[tuple[int, int]]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    if any(e.name == SKILL_FILE for e in entries):
+        found.append(folder)
+        return
+    for entry in entries:
+        if entry.name in SKIPPED_DIRS or not entry.is_dir():
+            continue
+        if entry.is_symlink():
+            st = os.stat(entry.path)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+        _scan(entry.path, found, seen)
+
+
+def skill_roots(
+    *, project_dir: Path | None = None, include_user: bool = True, extra_dirs: Sequence[Path] = ()
+) -> list[tuple[str, Path]]:
+    """The (scope, folder) pairs searched, strongest first."""
+    roots = [("project", paths.project_skills_dir(project_dir))]
+    if include_user:
+        roots.append(("user", paths.user_skills_dir()))
+    roots.extend(("extra", Path(d).expanduser()) for d in extra_dirs)
+    return roots
+
+
+def locate(roots: Iterable[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """(scope, skill folder) for every skill under the roots, in precedence order."""
+    located: list[tuple[str, Path]] = []
+    for scope, root in roots:
+        if root.is_dir():
+            located.extend((scope, folder) for folder in scan_tree(root))
+    return located
+
+
+def resolve_collisions(
+    entries: Sequence[tuple[str, Path]],
+) -> tuple[list[int], list[Collision]]:
+    """Given (name, path) in precedence order: the indexes kept and the collisions found."""
+    first: dict[str, int] = {}
+    collisions: dict[str, Collision] = {}
+    for i, (name, path) in enumerate(entries):
+        if name not in first:
+            first[name] = i
+            continue
+        used = entries[first[name]][1]
+        collisions.setdefault(name, Collision(name, used)).shadowed.append(path)
+    return sorted(first.values()), list(collisions.values())
+
+
+def load_installed(scope: str, folder: Path) -> InstalledSkill | None:
+    """Parse one skill folder; None when it has no usable manifest."""
+    from skillctl.format import load_skill
+
+    report = load_skill(folder)
+    if report.manifest is None:
+        return None
+    name = report.manifest.name or folder.name
+    return InstalledSkill(name=name, path=folder, scope=scope, report=report)
+
+
+def discover(
+    *, project_dir: Path | None = None, include_user: bool = True, extra_dirs: Sequence[Path] = ()
+) -> Discovery:
+    """Every usable skill, project over user over extra folders; collisions reported."""
+    roots = skill_roots(project_dir=project_dir, include_user=include_user, extra_dirs=extra_dirs)
+    return discover_in(locate(roots))
+
+
+def discover_dir(root: Path) -> Discovery:
+    """Every usable skill under one folder (``--skills-dir``), scope ``dir``."""
+    return discover_in([("dir", folder) for folder in scan_tree(root)])
+
+
+def discover_in(located: Sequence[tuple[str, Path]]) -> Discovery:
+    loaded = [s for scope, folder in located if (s := load_installed(scope, folder))]
+    keep, collisions = resolve_collisions([(s.name, s.path) for s in loaded])
+    return Discovery(skills=[loaded[i] for i in keep], collisions=collisions)

@@ -1,0 +1,141 @@
+"""The skills block of an agent's prompt, by progressive disclosure (DESIGN section 7).
+
+Tiers: ``none`` (nothing); ``breadcrumb`` (``[N skills available]``); ``catalog`` (name +
+description + location of every skill the model may invoke: the Agent Skills
+``<available_skills>`` XML, markdown or JSON); ``full`` (the chosen skills' instructions, vars
+substituted, ``{baseDir}`` resolved, secrets masked, resources listed but not read, a token
+estimate each). ``auto``: ``full`` when routing chose skills for the message, the catalog when
+there is no message, a breadcrumb when a message needs none. An empty block is "".
+
+Rendering is pure; :func:`load_full` reads one skill folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+TIERS = ("auto", "none", "breadcrumb", "catalog", "full")
+FORMATS = ("xml", "markdown", "json")
+RESOURCE_DIRS = ("scripts/", "references/", "assets/")
+CHARS_PER_TOKEN = 4  # rough estimate for English text and code
+
+
+@dataclass
+class CatalogItem:
+    name: str
+    description: str
+    location: str  # the SKILL.md path the agent reads
+
+
+@dataclass
+class FullSkill:
+    name: str
+    location: str
+    instructions: str
+    resources: list[str] = field(default_factory=list)
+    tokens: int = 0
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN)
+
+
+def breadcrumb(count: int) -> str:
+    return f"[{count} skills available]" if count else ""
+
+
+def catalog(items: list[CatalogItem], fmt: str = "xml") -> str:
+    if not items:
+        return ""
+    if fmt == "json":
+        return json.dumps({"available_skills": [asdict(i) for i in items]}, ensure_ascii=False, indent=2)
+    if fmt == "markdown":
+        lines = ["## Available skills", ""]
+        lines += [f"- **{i.name}**: {_one_line(i.description)} (`{i.location}`)" for i in items]
+        return "\n".join(lines)
+    parts = ["<available_skills>"]
+    for i in items:
+        parts += [
+            "<skill>",
+            f"<name>{escape(i.name)}</name>",
+            f"<description>{escape(i.description)}</description>",
+            f"<location>{escape(i.location)}</location>",
+            "</skill>",
+        ]
+    parts.append("</available_skills>")
+    return "\n".join(parts)
+
+
+def full(skills: list[FullSkill], fmt: str = "xml") -> str:
+    if not skills:
+        return ""
+    if fmt == "json":
+        return json.dumps({"skills": [asdict(s) for s in skills]}, ensure_ascii=False, indent=2)
+    if fmt == "markdown":
+        return "\n\n".join(_full_markdown(s) for s in skills)
+    return "<active_skills>\n" + "\n".join(_full_xml(s) for s in skills) + "\n</active_skills>"
+
+
+def _full_xml(s: FullSkill) -> str:
+    head = f"<skill name={quoteattr(s.name)} location={quoteattr(s.location)} tokens=\"{s.tokens}\">"
+    parts = [head, f"<instructions>\n{escape(s.instructions)}\n</instructions>"]
+    if s.resources:
+        files = "".join(f"\n<file>{escape(r)}</file>" for r in s.resources)
+        parts.append(f"<resources>{files}\n</resources>")
+    parts.append("</skill>")
+    return "\n".join(parts)
+
+
+def _full_markdown(s: FullSkill) -> str:
+    text = f"## Skill: {s.name} (~{s.tokens} tokens)\n\nLocation: `{s.location}`\n\n{s.instructions}"
+    if s.resources:
+        text += "\n\nResources (read them when needed):\n" + "\n".join(f"- `{r}`" for r in s.resources)
+    return text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render(
+    tier: str,
+    *,
+    fmt: str = "xml",
+    visible: list[CatalogItem],
+    chosen: list[FullSkill],
+    has_message: bool,
+) -> tuple[str, str]:
+    """(the tier actually used, the block) for a tier name; ``auto`` decides here."""
+    if tier == "auto":
+        tier = "full" if chosen else ("breadcrumb" if has_message else "catalog")
+    if tier == "none":
+        return tier, ""
+    if tier == "breadcrumb":
+        return tier, breadcrumb(len(visible))
+    if tier == "catalog":
+        return tier, catalog(visible, fmt)
+    return tier, full(chosen, fmt)
+
+
+# --- reading one skill for the full tier (and the load_skill tool) ------------------------
+
+
+def load_full(skill, *, config=None, env=None) -> FullSkill:
+    """A discovered skill's instructions ready for a model: vars, ``{baseDir}``, secrets masked."""
+    from skillctl.vars import resolve_vars
+
+    base = Path(skill.path).resolve()
+    resolved = resolve_vars(skill.manifest, base, env=env, config=config)
+    text = resolved.substitute(skill.report.body.strip()).replace("{baseDir}", str(base))
+    text = resolved.mask(text)
+    resources = sorted(f.path for f in skill.report.files if f.path.startswith(RESOURCE_DIRS))
+    return FullSkill(
+        name=skill.name,
+        location=str(base / "SKILL.md"),
+        instructions=text,
+        resources=resources,
+        tokens=estimate_tokens(text),
+    )

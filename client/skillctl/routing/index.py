@@ -1,0 +1,169 @@
+"""The on-disk routing index: one compact JSON file per set of skill roots, under state_dir().
+
+Each entry keeps what routing and the catalog need without re-reading the skill: where it is,
+the SKILL.md fingerprint (mtime, size), the routing manifest, a token estimate, whether the model
+may invoke it, and (with the semantic extra) the centroid vector as base64 float16. Loading is
+one ``json.loads``; only new or changed skills are parsed again, and ``--reindex`` rebuilds all.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillctl import paths
+from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_collisions
+from skillctl.routing import manifests as rm
+from skillctl.routing.scoring import compile_manifest
+
+INDEX_VERSION = 2
+CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
+
+
+@dataclass
+class Entry:
+    name: str
+    path: str
+    scope: str
+    fingerprint: list[int]
+    manifest: rm.RoutingManifest
+    tokens: int = 0
+    model_invocable: bool = True
+    key: str = ""  # the config key (skillKey or name)
+    vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
+    compiled: dict = field(default_factory=dict)  # the manifest's words, stemmed (scoring)
+
+    def to_dict(self) -> dict:
+        data = dict(self.__dict__)
+        data["manifest"] = self.manifest.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Entry:
+        data = dict(data)
+        data["manifest"] = rm.RoutingManifest.from_dict(data["manifest"])
+        return cls(**data)
+
+
+@dataclass
+class RoutingIndex:
+    entries: list[Entry] = field(default_factory=list)  # kept entries, precedence resolved
+    collisions: list[Collision] = field(default_factory=list)
+    model: str | None = None
+
+    def vectors(self):
+        """(n, 384) float32 centroids in entry order, or None if any entry lacks one."""
+        if not self.entries or any(e.vector is None for e in self.entries):
+            return None
+        import numpy as np
+
+        raw = b"".join(base64.b64decode(e.vector) for e in self.entries)
+        return np.frombuffer(raw, dtype=np.float16).reshape(len(self.entries), -1).astype(np.float32)
+
+
+def index_path(roots: Sequence[tuple[str, Path]]) -> Path:
+    key = "\n".join(f"{scope}:{Path(root).resolve()}" for scope, root in roots)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return paths.state_dir() / "routing" / f"index-{digest}.json"
+
+
+def registry_mtimes() -> dict[str, int]:
+    """Skill name -> mtime of its saved registry manifest (one listing, not a stat per skill)."""
+    try:
+        return {e.name[:-5]: e.stat().st_mtime_ns for e in os.scandir(rm.registry_dir()) if e.name.endswith(".json")}
+    except OSError:
+        return {}
+
+
+def fingerprint(folder: Path, registry: dict[str, int]) -> list[int] | None:
+    try:
+        st = os.stat(os.path.join(folder, SKILL_FILE))
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, registry.get(os.path.basename(folder), 0)]
+
+
+def build_entry(scope: str, folder: Path, fp: list[int]) -> Entry | None:
+    skill = load_installed(scope, folder)
+    if skill is None:
+        return None
+    m = skill.manifest
+    routing = rm.from_skill(m, skill.report.body)
+    routing.name = skill.name
+    if (data := rm.load_registry_manifest(skill.name)) is not None:
+        routing = rm.merge_registry(routing, data)
+    return Entry(
+        compiled=compile_manifest(routing),
+        name=skill.name,
+        path=str(folder),
+        scope=scope,
+        fingerprint=fp,
+        manifest=routing,
+        tokens=max(1, len(skill.report.body) // CHARS_PER_TOKEN),
+        model_invocable=not m.disable_model_invocation,
+        key=m.key or skill.name,
+    )
+
+
+def _read(path: Path) -> dict[str, dict]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("version") != INDEX_VERSION:
+        return {}
+    return {e["path"]: e for e in data.get("entries", [])}
+
+
+def _write(path: Path, entries: list[Entry], model: str | None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    data = {"version": INDEX_VERSION, "model": model, "entries": [e.to_dict() for e in entries]}
+    tmp.write_text(json.dumps(data, separators=(",", ":")), "utf-8")
+    tmp.replace(path)
+
+
+def load_index(
+    located: Sequence[tuple[str, Path]],
+    *,
+    roots: Sequence[tuple[str, Path]],
+    semantic: bool = False,
+    rebuild: bool = False,
+) -> RoutingIndex:
+    """The index of the located skills, re-parsing only what changed since the last run."""
+    from skillctl.routing import semantic as sem
+
+    path = index_path(roots)
+    stored = {} if rebuild else _read(path)
+    entries, changed = [], rebuild or len(stored) != len(located)
+    registry = registry_mtimes()
+    for scope, folder in located:
+        fp = fingerprint(folder, registry)
+        old = stored.get(str(folder))
+        if old is not None and old["fingerprint"] == fp and old["scope"] == scope:
+            entries.append(Entry.from_dict(old))
+        elif fp is not None and (entry := build_entry(scope, folder, fp)):
+            entries.append(entry)
+            changed = True
+    if semantic and any(e.vector is None for e in entries):
+        add_vectors(entries, sem.encoder())
+        changed = True
+    if changed:
+        _write(path, entries, sem.MODEL_ID if semantic else None)
+    keep, collisions = resolve_collisions([(e.name, Path(e.path)) for e in entries])
+    return RoutingIndex([entries[i] for i in keep], collisions, sem.MODEL_ID if semantic else None)
+
+
+def add_vectors(entries: Sequence[Entry], encoder) -> None:
+    """Compute the centroid of every entry that lacks one (one encode per text)."""
+    from skillctl.routing import semantic as sem
+
+    for entry in entries:
+        if entry.vector is None:
+            vector = sem.centroid(encoder.encode(sem.centroid_texts(entry.manifest)))
+            entry.vector = base64.b64encode(vector.astype("float16").tobytes()).decode("ascii")

@@ -1,0 +1,206 @@
+"""Routing manifests: what routing knows about a skill (DESIGN section 7).
+
+A manifest comes from the registry (LLM-generated: category, keywords, phrases, synthetic user
+queries, a negative constraint) when the installed version has one, or is built offline from the
+skill's name, description, headings and ``triggers``: no network, no model. Registry manifests
+are stored under ``paths.state_dir()``, never inside a skill folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from skillctl import paths
+from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
+
+MAX_KEYWORDS = 20  # DESIGN section 7: 15-20 keywords per skill
+MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
+MAX_HEADINGS = 30  # a long SKILL.md's later headings are details, not what the skill is for
+# Words that say nothing about what a skill does ("pdf-tool", "git-helper").
+GENERIC_NAME_WORDS = frozenset({"skill", "skills", "tool", "tools", "helper", "plugin", "util"})
+
+# "Do not use for X", "Don't use it when X", "Not for X", "NOT suitable for X" up to the sentence end.
+_NEGATIVE = re.compile(
+    r"(?:\b(?:do not|don't|never) use (?:it |this (?:skill )?)?(?:for|when|to|if|with)\b"
+    r"|\bnot (?:for|suitable for|intended for|meant for)\b)([^.;\n]*)",
+    re.IGNORECASE,
+)
+_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+@dataclass
+class RoutingManifest:
+    name: str
+    description: str = ""
+    category: str = ""
+    keywords: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)  # synthetic user queries (semantic centroid)
+    negative: str = ""  # the negative constraint: what the skill is NOT for
+    trigger_words: list[str] = field(default_factory=list)  # `triggers` keywords + verbs
+    trigger_patterns: list[str] = field(default_factory=list)  # `triggers` regular expressions
+    source: str = "offline"  # "offline" | "registry"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RoutingManifest:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def split_negative(description: str) -> tuple[str, str]:
+    """(what the skill is for, what it is not for) from a description."""
+    negatives = [m.group(1).strip(" :,-") for m in _NEGATIVE.finditer(description)]
+    positive = _NEGATIVE.sub(" ", description)
+    return positive, "; ".join(n for n in negatives if n)
+
+
+def headings(body: str) -> list[str]:
+    return [h.strip("*`_ ") for h in _HEADING.findall(body)][:MAX_HEADINGS]
+
+
+def _phrases_of(text: str) -> list[str]:
+    """Adjacent pairs of content words ("pull request", "docker image"), stopwords breaking runs."""
+    found, previous = [], None
+    for word in words(text):
+        if word in STOPWORDS or not word.isalpha() or len(word) < 3:
+            previous = None
+            continue
+        if previous:
+            found.append(f"{previous} {word}")
+        previous = word
+    return found
+
+
+def _ranked(weights: Counter, first_seen: dict[str, int], limit: int) -> list[str]:
+    return sorted(weights, key=lambda t: (-weights[t], first_seen[t]))[:limit]
+
+
+def _weigh(weights: Counter, first_seen: dict[str, int], items: list[str], weight: float) -> None:
+    for item in items:
+        weights[item] += weight
+        first_seen.setdefault(item, len(first_seen))
+
+
+def offline_keywords(name: str, positive: str, heads: list[str], queries: list[str]) -> list[str]:
+    """Name words first, then description terms, then headings and query terms, by weight."""
+    weights: Counter = Counter()
+    first: dict[str, int] = {}
+    name_terms = [stem(w) for w in split_name(name) if w not in GENERIC_NAME_WORDS]
+    _weigh(weights, first, [t for t in name_terms if t not in STOPWORDS], 6)
+    _weigh(weights, first, terms(positive), 2)
+    _weigh(weights, first, [t for h in heads for t in terms(h)], 1)
+    # A term is typical of the queries when several of them use it, not when one repeats it.
+    query_df = Counter(t for q in queries for t in set(terms(q)))
+    _weigh(weights, first, [t for t, n in query_df.items() if n >= 2 for _ in range(n)], 0.5)
+    return [t for t in _ranked(weights, first, MAX_KEYWORDS * 2) if len(t) > 1][:MAX_KEYWORDS]
+
+
+def offline_phrases(name: str, positive: str, heads: list[str]) -> list[str]:
+    weights: Counter = Counter()
+    first: dict[str, int] = {}
+    name_words = [w for w in split_name(name) if w not in GENERIC_NAME_WORDS]
+    if len(name_words) > 1:
+        _weigh(weights, first, [" ".join(name_words)], 3)
+    _weigh(weights, first, _phrases_of(positive), 2)
+    _weigh(weights, first, [p for h in heads for p in _phrases_of(h)], 1)
+    return _ranked(weights, first, MAX_PHRASES)
+
+
+def build_offline(
+    *,
+    name: str,
+    description: str,
+    body: str = "",
+    trigger_keywords: list[str] = (),
+    trigger_verbs: list[str] = (),
+    trigger_patterns: list[str] = (),
+    category: str = "",
+    queries: list[str] = (),
+) -> RoutingManifest:
+    """A routing manifest from what every skill has; ``queries`` when a caller has examples."""
+    positive, negative = split_negative(description)
+    heads = headings(body)
+    return RoutingManifest(
+        name=name,
+        description=description,
+        category=category,
+        keywords=offline_keywords(name, positive, heads, list(queries)),
+        phrases=offline_phrases(name, positive, heads),
+        queries=list(queries),
+        negative=negative,
+        trigger_words=[*trigger_keywords, *trigger_verbs],
+        trigger_patterns=list(trigger_patterns),
+    )
+
+
+def from_skill(manifest, body: str) -> RoutingManifest:
+    """The offline manifest of a parsed skill (``skillctl.format.Manifest`` + SKILL.md body)."""
+    return build_offline(
+        name=manifest.name,
+        description=manifest.description,
+        body=body,
+        trigger_keywords=manifest.triggers.keywords,
+        trigger_verbs=manifest.triggers.verbs,
+        trigger_patterns=manifest.triggers.patterns,
+        category=manifest.category or (manifest.tags[0] if manifest.tags else ""),
+    )
+
+
+def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
+    """The registry's manifest over the offline one; the skill's own triggers always stay."""
+    queries = data.get("queries") or data.get("synthetic_queries") or []
+    negative = data.get("negative") or data.get("negative_constraint") or offline.negative
+    return RoutingManifest(
+        name=offline.name,
+        description=offline.description,
+        category=str(data.get("category") or offline.category),
+        keywords=[stem(k.lower()) if " " not in k else k.lower() for k in data.get("keywords", [])]
+        or offline.keywords,
+        phrases=[p.lower() for p in data.get("phrases", [])] or offline.phrases,
+        queries=[str(q) for q in queries],
+        negative=negative if isinstance(negative, str) else "; ".join(map(str, negative)),
+        trigger_words=offline.trigger_words,
+        trigger_patterns=offline.trigger_patterns,
+        source="registry",
+    )
+
+
+# --- registry manifests on disk (pm-install saves them after an install) -------------------
+
+
+def registry_dir() -> Path:
+    return paths.state_dir() / "routing" / "registry"
+
+
+def registry_manifest_path(name: str) -> Path:
+    return registry_dir() / f"{name}.json"
+
+
+def save_registry_manifest(name: str, archive_sha256: str, data: dict) -> None:
+    """Keep the registry's routing manifest of an installed version, outside the skill folder."""
+    path = registry_manifest_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"archive_sha256": archive_sha256, "manifest": data}), "utf-8")
+    tmp.replace(path)
+
+
+def load_registry_manifest(name: str) -> dict | None:
+    try:
+        stored = json.loads(registry_manifest_path(name).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    data = stored.get("manifest") if isinstance(stored, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def phrase_key(phrase: str) -> str:
+    """A phrase as the scorer matches it: stemmed content words joined by spaces."""
+    return " ".join(terms(phrase))

@@ -1,0 +1,58 @@
+"""The router: compiled manifests (+ optional centroid vectors) in, ranked matches out.
+
+One encode per message when semantic vectors are present; otherwise pure lexical scoring,
+without importing numpy or onnxruntime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skillctl.routing.aggregation import routing_text
+from skillctl.routing.manifests import RoutingManifest
+from skillctl.routing.scoring import (
+    DEFAULT_WEIGHTS,
+    Match,
+    ScoringIndex,
+    Weights,
+    rank_lexical,
+    rank_semantic,
+)
+
+
+class Router:
+    def __init__(
+        self,
+        manifests: Sequence[RoutingManifest],
+        *,
+        compiled: Sequence[dict] | None = None,  # scoring.compile_manifest of each, if cached
+        vectors=None,  # numpy (n, 384) float32 centroids in manifest order, or None
+        encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
+        weights: Weights = DEFAULT_WEIGHTS,
+    ) -> None:
+        self.index = ScoringIndex(manifests, compiled)
+        self.vectors = vectors
+        self.encoder = encoder
+        self.weights = weights
+
+    @property
+    def semantic(self) -> bool:
+        return self.vectors is not None and self.encoder is not None and len(self.index) > 0
+
+    def route(
+        self,
+        message: str,
+        *,
+        history: Sequence[str] = (),
+        recent: frozenset[str] = frozenset(),
+        query_vector=None,
+    ) -> list[Match]:
+        """The skills ``message`` needs, best first; ``history`` joins a short continuation."""
+        text = routing_text(message, history)
+        if not text.strip() or len(self.index) == 0:
+            return []
+        if not self.semantic:
+            return rank_lexical(self.index, text, recent=recent, w=self.weights)
+        vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
+        cosines = self.vectors @ vector
+        return rank_semantic(self.index, text, cosines, recent=recent, w=self.weights)

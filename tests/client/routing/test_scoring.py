@@ -1,0 +1,110 @@
+"""Scoring rules of DESIGN section 7, one behaviour per test (pure code, no files)."""
+
+from __future__ import annotations
+
+from skillctl.routing.aggregation import is_continuation, routing_text
+from skillctl.routing.manifests import build_offline, split_negative
+from skillctl.routing.router import Router
+from skillctl.routing.scoring import Weights
+
+
+def manifest(name, description, **kw):
+    return build_offline(name=name, description=description, **kw)
+
+
+SKILLS = [
+    manifest("k8s-deploy", "Deploy services to Kubernetes clusters with kubectl and helm charts."),
+    manifest("pdf-tools", "Fill PDF forms, merge PDF files and extract text from PDF documents."),
+    manifest("sql-analyst", "Write and optimise SQL queries for PostgreSQL databases. Do not use for NoSQL or MongoDB."),
+    manifest("release-notes", "Draft release notes from the git log.", trigger_keywords=["changelog"],
+             trigger_patterns=[r"\bv\d+\.\d+\.\d+\b"]),
+]
+
+
+def names(matches):
+    return [m.name for m in matches]
+
+
+def test_keywords_and_phrases_pass_the_threshold_with_reasons():
+    [match] = Router(SKILLS).route("deploy the service to my kubernetes cluster")
+    assert match.name == "k8s-deploy"
+    assert match.score >= 3
+    assert any(r.startswith("keywords:") and "kubernet" in r for r in match.reasons)
+
+
+def test_one_keyword_is_below_the_threshold():
+    assert Router(SKILLS).route("what is kubernetes") == []
+
+
+def test_threshold_is_configurable():
+    assert names(Router(SKILLS, weights=Weights(threshold=1)).route("what is kubernetes")) == ["k8s-deploy"]
+
+
+def test_explicit_name_mention_wins():
+    matches = Router(SKILLS).route("use pdf-tools to deploy services to kubernetes clusters")
+    assert names(matches)[0] == "pdf-tools"
+    assert "name mentioned" in matches[0].reasons
+
+
+def test_trigger_keyword_matches_on_word_boundaries_only():
+    router = Router(SKILLS, weights=Weights(threshold=2))
+    assert names(router.route("update the changelog")) == ["release-notes"]
+    assert router.route("update the changelogs2 file") == []
+
+
+def test_trigger_pattern_alone_selects_the_skill():
+    [match] = Router(SKILLS).route("we are shipping v2.4.1 tomorrow")
+    assert match.name == "release-notes"
+    assert any(r.startswith("triggers:") for r in match.reasons)
+
+
+def test_negative_constraint_costs_points():
+    router = Router(SKILLS, weights=Weights(threshold=0.5))
+    plain = router.route("optimise my sql queries for the database")[0]
+    negative = router.route("optimise my sql queries for the mongodb nosql database")
+    assert plain.name == "sql-analyst"
+    hit = [m for m in negative if m.name == "sql-analyst"]
+    assert not hit or hit[0].score < plain.score
+    assert not hit or any(r.startswith("negative constraint") for r in hit[0].reasons)
+
+
+def test_recent_use_boosts_a_skill_that_already_matched():
+    router = Router(SKILLS)
+    base = router.route("merge these pdf files")[0]
+    boosted = router.route("merge these pdf files", recent=frozenset({"pdf-tools"}))[0]
+    assert boosted.score > base.score
+    assert router.route("hello", recent=frozenset({"pdf-tools"})) == []
+
+
+def test_at_most_three_skills():
+    many = [manifest(f"pdf-skill-{i}", "Merge PDF files and split PDF pages.") for i in range(6)]
+    assert len(Router(many).route("merge pdf files and split pdf pages")) == 3
+
+
+def test_small_talk_routes_to_nothing():
+    router = Router(SKILLS)
+    for text in ("hi!", "thanks a lot", "how are you?", ""):
+        assert router.route(text) == []
+
+
+def test_offline_manifest_separates_the_negative_constraint():
+    positive, negative = split_negative("Query SQL databases. Do not use for MongoDB or NoSQL stores.")
+    assert "MongoDB" in negative and "MongoDB" not in positive
+    m = manifest("sql", "Query SQL databases. Not for MongoDB.")
+    assert "mongodb" not in m.keywords and m.negative == "MongoDB"
+
+
+def test_offline_manifest_uses_headings_and_caps_lists():
+    m = build_offline(name="x", description="Tool.", body="# Intro\n## Rotating API keys\ntext\n")
+    assert "rotat" in " ".join(m.keywords) and "rotating api" in m.phrases
+    assert len(m.keywords) <= 20 and len(m.phrases) <= 15
+
+
+def test_short_continuation_is_routed_with_the_previous_message():
+    assert is_continuation("and for staging too")
+    assert not is_continuation("deploy the api to production please right now with helm")
+    text = routing_text("and for staging too", ["deploy the api to kubernetes"])
+    assert "kubernetes" in text
+    router = Router(SKILLS)
+    assert router.route("and for staging too") == []
+    assert names(router.route("and for staging too", history=["deploy the services to kubernetes"])) == ["k8s-deploy"]

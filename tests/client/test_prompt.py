@@ -1,0 +1,95 @@
+"""Prompt tiers one by one: none, breadcrumb, catalog (xml/markdown/json), full, auto."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillctl.skillset import SkillSet
+
+SECRET = "sk-live-123456789"
+
+
+def write(folder: Path, frontmatter: str, body: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\n{frontmatter}\n---\n{body}\n")
+
+
+@pytest.fixture
+def skills(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DEPLOY_TOKEN", SECRET)
+    root = tmp_path / "skills"
+    write(root / "deploy", "name: deploy\ndescription: Deploy <apps> & services to Kubernetes clusters.\n"
+          "vars:\n  REGION:\n    default: eu-west-1\n  DEPLOY_TOKEN:\n    secret: true",
+          "# Deploy\nRun {baseDir}/scripts/deploy.sh in {{REGION}} with token {{DEPLOY_TOKEN}}.")
+    (root / "deploy" / "scripts").mkdir()
+    (root / "deploy" / "scripts" / "deploy.sh").write_text("echo deploy\n")
+    (root / "deploy" / "references").mkdir()
+    (root / "deploy" / "references" / "api.md").write_text("# API\n")
+    write(root / "hidden", "name: hidden\ndescription: Internal cleanup of Kubernetes clusters.\n"
+          "disable-model-invocation: true", "# Hidden")
+    return SkillSet.from_dir(root, semantic=False)
+
+
+def test_none_tier_is_empty(skills):
+    assert skills.prompt("deploy the apps to kubernetes clusters", tier="none") == ""
+
+
+def test_breadcrumb_counts_only_offered_skills(skills):
+    assert skills.prompt(tier="breadcrumb") == "[1 skills available]"
+
+
+def test_catalog_xml_is_escaped_and_leaves_out_hidden_skills(skills):
+    block = skills.prompt(tier="catalog")
+    assert block.startswith("<available_skills>") and block.endswith("</available_skills>")
+    assert "<name>deploy</name>" in block
+    assert "Deploy &lt;apps&gt; &amp; services" in block
+    assert "<location>" in block and "SKILL.md</location>" in block
+    assert "hidden" not in block
+
+
+def test_catalog_markdown_and_json(skills):
+    assert "- **deploy**:" in skills.prompt(tier="catalog", fmt="markdown")
+    data = json.loads(skills.prompt(tier="catalog", fmt="json"))
+    assert [s["name"] for s in data["available_skills"]] == ["deploy"]
+
+
+def test_empty_catalog_emits_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    (tmp_path / "empty").mkdir()
+    empty = SkillSet.from_dir(tmp_path / "empty", semantic=False)
+    assert empty.prompt(tier="catalog") == "" and empty.prompt(tier="breadcrumb") == ""
+
+
+def test_full_substitutes_vars_resolves_basedir_masks_secrets_lists_resources(skills, tmp_path):
+    block = skills.prompt(tier="full", fmt="markdown", chosen=["deploy"])
+    base = (tmp_path / "skills" / "deploy").resolve()
+    assert f"Run {base}/scripts/deploy.sh in eu-west-1" in block
+    assert SECRET not in block and "{{DEPLOY_TOKEN}}" not in block
+    assert "`scripts/deploy.sh`" in block and "`references/api.md`" in block
+    assert "echo deploy" not in block  # resources are listed, not read
+    assert "tokens)" in block
+
+
+def test_full_xml_carries_a_token_estimate(skills):
+    block = skills.prompt(tier="full", chosen=["deploy"])
+    assert '<skill name="deploy"' in block and 'tokens="' in block and SECRET not in block
+
+
+def test_auto_is_full_for_a_routed_message_breadcrumb_otherwise_catalog_without_message(skills):
+    assert skills.build_prompt("deploy the apps and services to kubernetes clusters")[0] == "full"
+    assert skills.build_prompt("hello there")[0] == "breadcrumb"
+    assert skills.build_prompt(None)[0] == "catalog"
+
+
+def test_disabled_in_config_is_left_out(tmp_path, monkeypatch):
+    from skillctl.config import Config
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    write(tmp_path / "s" / "deploy", "name: deploy\ndescription: Deploy apps.", "# d")
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False, config=Config(skills={"deploy": {"enabled": False}}))
+    assert skills.prompt(tier="catalog") == ""
+    assert skills.route("use deploy to deploy apps") == []
