@@ -1,16 +1,34 @@
-"""Settings for the Skillyard registry, read from the environment (embedded defaults)."""
+"""Settings for the Skillyard registry, read from the environment (embedded defaults).
+
+With no environment at all the registry runs on one machine: SQLite and archives under
+``SKILLYARD_DATA_DIR`` (default ``./.data``), Celery tasks run in-process. Production sets
+``DATABASE_URL`` (PostgreSQL), ``SKILLYARD_STORAGE=s3`` with its ``SKILLYARD_S3_*`` settings,
+``SKILLYARD_BROKER_URL`` (Redis) and ``SKILLYARD_CACHE_URL`` (Redis, shared throttle counters).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import dj_database_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SKILLYARD_DATA_DIR", BASE_DIR / ".data")).resolve()
 
+
+def env_bool(name: str, default: bool = False) -> bool:
+    return os.environ.get(name, "1" if default else "0").strip().lower() in {"1", "true", "yes"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
 SECRET_KEY = os.environ.get("SKILLYARD_SECRET_KEY", "dev-only-insecure-key-change-me")
-DEBUG = os.environ.get("SKILLYARD_DEBUG", "0") == "1"
+DEBUG = env_bool("SKILLYARD_DEBUG")
 ALLOWED_HOSTS = os.environ.get("SKILLYARD_ALLOWED_HOSTS", "*").split(",")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("SKILLYARD_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -27,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -52,13 +71,138 @@ TEMPLATES = [
 ]
 WSGI_APPLICATION = "skillyard.wsgi.application"
 
+# --- database ------------------------------------------------------------------------------
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": DATA_DIR / "skillyard.sqlite3",
-    }
+    "default": dj_database_url.config(
+        default=f"sqlite:///{DATA_DIR / 'skillyard.sqlite3'}",
+        conn_max_age=env_int("SKILLYARD_DB_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several gunicorn workers share one file: WAL lets readers run beside the one writer,
+    # IMMEDIATE takes the write lock up front (no upgrade deadlock), and writers wait 20 s.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- storage -------------------------------------------------------------------------------
+# "archives" is the one named storage every archive goes through (registry/storage.py).
+SKILLYARD_STORAGE = os.environ.get("SKILLYARD_STORAGE", "fs")
+if SKILLYARD_STORAGE == "s3":
+    ARCHIVE_STORAGE = {
+        "BACKEND": "registry.storage.S3ArchiveStorage",
+        "OPTIONS": {
+            "bucket_name": os.environ.get("SKILLYARD_S3_BUCKET", "skillyard"),
+            "endpoint_url": os.environ.get("SKILLYARD_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("SKILLYARD_S3_REGION", "us-east-1"),
+            "access_key": os.environ.get("SKILLYARD_S3_ACCESS_KEY_ID") or None,
+            "secret_key": os.environ.get("SKILLYARD_S3_SECRET_ACCESS_KEY") or None,
+            "location": os.environ.get("SKILLYARD_S3_PREFIX", ""),
+            "addressing_style": os.environ.get("SKILLYARD_S3_ADDRESSING_STYLE", "path"),
+            "default_acl": None,
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+elif SKILLYARD_STORAGE == "fs":
+    ARCHIVE_STORAGE = {
+        "BACKEND": "registry.storage.FileSystemArchiveStorage",
+        "OPTIONS": {"location": str(DATA_DIR / "archives")},
+    }
+else:
+    raise ValueError(f"SKILLYARD_STORAGE must be 'fs' or 's3', not {SKILLYARD_STORAGE!r}")
+
 STATIC_URL = "static/"
+STATIC_ROOT = Path(os.environ.get("SKILLYARD_STATIC_ROOT", DATA_DIR / "static"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "archives": ARCHIVE_STORAGE,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+MEDIA_ROOT = DATA_DIR / "media"
+# The embedded defaults write here (SQLite, archives, collected static files).
+for _folder in (DATA_DIR, STATIC_ROOT):
+    _folder.mkdir(parents=True, exist_ok=True)
+
+# --- limits --------------------------------------------------------------------------------
+MiB = 1024 * 1024
+# The largest archive accepted (413 beyond): DESIGN section 4, the same as the client's limit.
+SKILLYARD_MAX_UPLOAD_BYTES = env_int("SKILLYARD_MAX_UPLOAD_BYTES", 50 * MiB)
+# Uploads above this spill to a temp file instead of memory: a web worker holds few at once.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB
+# Tokens are checked on every request; recording last use more often than this is write noise.
+SKILLYARD_TOKEN_LAST_USED_RESOLUTION_SECONDS = 60
+# A token nobody asked an expiry for still ends: a forgotten CI secret must not live forever.
+SKILLYARD_TOKEN_DEFAULT_EXPIRY_DAYS = env_int("SKILLYARD_TOKEN_DEFAULT_EXPIRY_DAYS", 365)
+
+# --- cache (throttle counters) -------------------------------------------------------------
+_cache_url = os.environ.get("SKILLYARD_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# --- API -----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "registry.api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "EXCEPTION_HANDLER": "registry.api.problems.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "registry.api.pagination.Pagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "registry.api.throttling.AnonThrottle",
+        "registry.api.throttling.UserThrottle",
+    ],
+    # Generous for people and CI, low enough that one client cannot starve the others.
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("SKILLYARD_THROTTLE_ANON", "600/min"),
+        "user": os.environ.get("SKILLYARD_THROTTLE_USER", "3000/min"),
+        "publish": os.environ.get("SKILLYARD_THROTTLE_PUBLISH", "120/hour"),
+    },
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Skillyard registry API",
+    "DESCRIPTION": "Publish, find and download agent skills (the open Agent Skills format).",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+}
+
+# --- jobs ----------------------------------------------------------------------------------
+CELERY_BROKER_URL = os.environ.get("SKILLYARD_BROKER_URL", "memory://")
+# Without a broker the tasks run in-process: one machine needs no worker.
+CELERY_TASK_ALWAYS_EAGER = env_bool(
+    "SKILLYARD_TASKS_EAGER", default=not os.environ.get("SKILLYARD_BROKER_URL")
+)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_TIME_LIMIT = 600
+
+STATIC_URL = "/static/"
 USE_TZ = True
 TIME_ZONE = "UTC"
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("SKILLYARD_LOG_LEVEL", "INFO")},
+}

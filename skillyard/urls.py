@@ -1,6 +1,16 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from registry.api import wellknown
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", include("registry.api.urls")),
+    path(".well-known/skills/index.json", wellknown.SkillsIndex.as_view(), name="wellknown-skills"),
+    path(".well-known/agent-skills/index.json", wellknown.AgentSkillsIndex.as_view(), name="wellknown-agent-skills"),
 ]
+
+handler400 = "registry.api.problems.handler400"
+handler403 = "registry.api.problems.handler403"
+handler404 = "registry.api.problems.handler404"
+handler500 = "registry.api.problems.handler500"

@@ -1,0 +1,35 @@
+"""``Authorization: Bearer sky_...`` tokens; browser sessions come from DRF's SessionAuthentication."""
+
+from __future__ import annotations
+
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+
+from registry.access import Actor
+from registry.errors import Unauthenticated
+from registry.models import Token
+from registry.services import token_authenticate
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    keyword = b"bearer"
+
+    def authenticate(self, request):
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != self.keyword:
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("Send `Authorization: Bearer <token>`.", code="token.invalid")
+        try:
+            token = token_authenticate(secret=parts[1].decode("ascii", "replace"))
+        except Unauthenticated as exc:
+            raise AuthenticationFailed(exc.message, code=exc.code) from exc
+        return token.user, token
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="skillyard"'
+
+
+def request_actor(request) -> Actor:
+    token = request.auth if isinstance(request.auth, Token) else None
+    return Actor(request.user, token)

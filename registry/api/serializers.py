@@ -1,0 +1,151 @@
+"""Request validation and response shapes (also the OpenAPI schema). No logic here."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from registry.access import ROLE_RANK, SCOPE_RANK
+from registry.models import Membership, Skill, SkillVersion, Token, Visibility
+
+
+def download_url(request, sv: SkillVersion, name: str) -> str:
+    path = reverse("api:version-download", kwargs={"name": name, "version": sv.version})
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+# --- requests ------------------------------------------------------------------------------
+class PublishIn(serializers.Serializer):
+    archive = serializers.FileField(help_text="The skill as .zip or .tar.gz.")
+    version = serializers.CharField(required=False, allow_blank=True, help_text="Else SKILL.md's version.")
+    owner = serializers.CharField(required=False, allow_blank=True, help_text="User or organisation; first publish only.")
+    visibility = serializers.ChoiceField(choices=Visibility.values, required=False, help_text="First publish only.")
+
+
+class YankIn(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class DeprecateIn(serializers.Serializer):
+    message = serializers.CharField(allow_blank=True, max_length=500, help_text="Empty clears it.")
+
+
+class DistTagIn(serializers.Serializer):
+    version = serializers.CharField()
+
+
+class OrgIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64)
+
+
+class MemberIn(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=list(ROLE_RANK))
+
+
+class TokenIn(serializers.Serializer):
+    scope = serializers.ChoiceField(choices=list(SCOPE_RANK))
+    owner = serializers.CharField(required=False, allow_blank=True, help_text="Limit the token to one owner.")
+    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    expires_days = serializers.IntegerField(required=False, min_value=1, max_value=3650)
+
+
+# --- responses -----------------------------------------------------------------------------
+class VersionOut(serializers.ModelSerializer):
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SkillVersion
+        fields = ["version", "sha256", "size", "status", "yanked", "yanked_reason", "deprecated",
+                  "published_at", "downloads", "download_url"]
+
+    def get_download_url(self, sv: SkillVersion) -> str:
+        return download_url(self.context.get("request"), sv, self.context["skill_name"])
+
+
+class VersionDetailOut(VersionOut):
+    name = serializers.CharField(source="skill.name")
+    published_by = serializers.CharField(source="published_by.username", default=None)
+    routing_manifest = serializers.SerializerMethodField()
+    scan = serializers.SerializerMethodField()
+    test_run = serializers.SerializerMethodField()
+
+    class Meta(VersionOut.Meta):
+        fields = ["name", *VersionOut.Meta.fields, "published_by", "manifest", "body", "files",
+                  "warnings", "routing_manifest", "scan", "test_run"]
+
+    # Filled by the worker jobs of DESIGN §9 (a later issue); null until then.
+    def get_routing_manifest(self, sv) -> dict | None:
+        return None
+
+    def get_scan(self, sv) -> dict | None:
+        return None
+
+    def get_test_run(self, sv) -> dict | None:
+        return None
+
+
+class SkillOut(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.name")
+    latest_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Skill
+        fields = ["name", "owner", "visibility", "description", "category", "tags", "downloads",
+                  "latest_version", "created_at", "updated_at"]
+
+    def get_latest_version(self, skill: Skill) -> str | None:
+        return self.context.get("latest", {}).get(skill.id)
+
+
+class SkillDetailOut(SkillOut):
+    dist_tags = serializers.SerializerMethodField()
+    versions = serializers.SerializerMethodField()
+
+    class Meta(SkillOut.Meta):
+        fields = [*SkillOut.Meta.fields, "dist_tags", "versions"]
+
+    def get_latest_version(self, skill: Skill) -> str | None:
+        return self.context["dist_tags"].get("latest")
+
+    def get_dist_tags(self, skill: Skill) -> dict[str, str]:
+        return self.context["dist_tags"]
+
+    def get_versions(self, skill: Skill) -> list[dict]:
+        context = {**self.context, "skill_name": skill.name}
+        return VersionOut(self.context["versions"], many=True, context=context).data
+
+
+class TokenOut(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.name", default=None)
+
+    class Meta:
+        model = Token
+        fields = ["id", "name", "prefix", "scope", "owner", "created_at", "expires_at", "last_used_at", "revoked_at"]
+
+
+class TokenCreatedOut(TokenOut):
+    token = serializers.SerializerMethodField(help_text="The secret: shown once, never again.")
+
+    class Meta(TokenOut.Meta):
+        fields = [*TokenOut.Meta.fields, "token"]
+
+    def get_token(self, token) -> str:
+        return self.context["secret"]
+
+
+class MemberOut(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = Membership
+        fields = ["username", "role", "created_at"]
+
+
+class MembershipOut(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.name")
+    kind = serializers.CharField(source="owner.kind")
+
+    class Meta:
+        model = Membership
+        fields = ["owner", "kind", "role"]

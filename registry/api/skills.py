@@ -1,0 +1,213 @@
+"""Skills and versions: list, detail, publish, download, yank, deprecate, dist-tags, delete."""
+
+from __future__ import annotations
+
+import base64
+
+from django.http import FileResponse, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import selectors, services
+from registry.api.authentication import request_actor
+from registry.api.pagination import Pagination
+from registry.api.serializers import (
+    DeprecateIn,
+    DistTagIn,
+    PublishIn,
+    SkillDetailOut,
+    SkillOut,
+    VersionDetailOut,
+    VersionOut,
+    YankIn,
+)
+from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
+from registry.models import Visibility
+from registry.storage import archive_open
+
+CONTENT_TYPES = {"zip": "application/zip", "tar.gz": "application/gzip"}
+# A version's bytes never change, so caches may keep a public archive for a year.
+IMMUTABLE_CACHE = "public, max-age=31536000, immutable"
+
+
+class SkillList(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter(p, str) for p in ("q", "owner", "category", "tag")]
+        + [OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        responses=SkillOut(many=True),
+    )
+    def get(self, request):
+        """List and search skills; an exact name match ranks first."""
+        params = {k: request.query_params.get(k, "") for k in ("q", "owner", "category", "tag")}
+        skills = selectors.skill_list_visible(actor=request_actor(request), **params).prefetch_related("versions")
+        paginator = Pagination()
+        page = paginator.paginate_queryset(skills, request, view=self)
+        latest_by_id = {s.id: selectors.latest_version(v for v in s.versions.all() if v.deleted_at is None) for s in page}
+        data = SkillOut(page, many=True, context={"request": request, "latest": latest_by_id}).data
+        return paginator.get_paginated_response(data)
+
+
+class SkillDetail(APIView):
+    @extend_schema(responses=SkillDetailOut)
+    def get(self, request, name: str):
+        """A skill with its dist-tags and versions (highest first)."""
+        skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
+        versions = selectors.skill_versions(skill=skill)
+        context = {"request": request, "versions": versions, "dist_tags": selectors.skill_dist_tags(skill=skill, versions=versions)}
+        return Response(SkillDetailOut(skill, context=context).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, name: str):
+        """Delete a skill (admin). Its name stays reserved forever."""
+        services.skill_delete(actor=request_actor(request), name=name)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VersionList(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [AnonThrottle(), UserThrottle(), PublishThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(responses=VersionOut(many=True))
+    def get(self, request, name: str):
+        skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
+        versions = selectors.skill_versions(skill=skill)
+        return Response(VersionOut(versions, many=True, context={"request": request, "skill_name": name}).data)
+
+    @extend_schema(
+        request={"multipart/form-data": PublishIn},
+        responses={201: VersionDetailOut, 200: VersionDetailOut, 409: OpenApiResponse(description="Same version, other bytes"),
+                   413: OpenApiResponse(description="Too large"), 422: OpenApiResponse(description="Every finding")},
+    )
+    def post(self, request, name: str):
+        """Publish a version: 201; identical bytes again 200; other bytes 409; invalid 422."""
+        form = PublishIn(data=request.data)
+        form.is_valid(raise_exception=True)
+        result = services.skill_version_publish(
+            actor=request_actor(request),
+            name=name,
+            archive=form.validated_data["archive"],
+            version=form.validated_data.get("version") or None,
+            owner=form.validated_data.get("owner") or None,
+            visibility=form.validated_data.get("visibility") or None,
+        )
+        body = VersionDetailOut(result.version, context={"request": request, "skill_name": name}).data
+        response = Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        response["Location"] = request.build_absolute_uri(request.path + "/" + result.version.version)
+        return response
+
+
+class VersionDetail(APIView):
+    @extend_schema(responses=VersionDetailOut)
+    def get(self, request, name: str, version: str):
+        """A version: manifest, body, files with sha256, warnings, and (later) scan and tests."""
+        sv = selectors.skill_version_get_visible(actor=request_actor(request), name=name, version=version)
+        return Response(VersionDetailOut(sv, context={"request": request, "skill_name": name}).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, name: str, version: str):
+        """Delete a version (admin). Its number is never reusable."""
+        services.skill_version_delete(actor=request_actor(request), name=name, version=version)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
+    """The archive with its digest headers; ``If-None-Match`` on the sha256 gives 304."""
+    etag = f'"{sv.sha256}"'
+    headers = {
+        "ETag": etag,
+        "X-Checksum-Sha256": sv.sha256,
+        "Repr-Digest": f"sha-256=:{base64.b64encode(bytes.fromhex(sv.sha256)).decode()}:",
+        "X-Skill-Version": sv.version,
+        "Cache-Control": IMMUTABLE_CACHE if cacheable and sv.skill.visibility == Visibility.PUBLIC else "private, no-cache",
+        "Content-Location": f"/api/v1/skills/{sv.skill.name}/versions/{sv.version}/download",
+    }
+    if sv.yanked:
+        headers["X-Skill-Yanked"] = _header_text(sv.yanked_reason or "yanked")
+    if sv.deprecated:
+        headers["X-Skill-Deprecated"] = _header_text(sv.deprecated)
+    if etag in request.headers.get("If-None-Match", ""):
+        response = HttpResponse(status=304)
+    else:
+        ext = "zip" if sv.archive_kind == "zip" else "tar.gz"
+        response = FileResponse(archive_open(sv.archive_key), as_attachment=True,
+                                filename=f"{sv.skill.name}-{sv.version}.{ext}", content_type=CONTENT_TYPES[sv.archive_kind])
+        response["Content-Length"] = str(sv.size)
+        if request.method == "GET":
+            services.skill_version_download_record(version=sv)
+    for key, value in headers.items():
+        response[key] = value
+    return response
+
+
+def _header_text(text: str) -> str:
+    return " ".join(text.encode("ascii", "replace").decode().split())[:500]
+
+
+class Download(APIView):
+    @extend_schema(parameters=[OpenApiParameter("version", str, description="Exact, range (^1.2, ~1.2, >=1,<2) or tag")],
+                   responses={(200, "application/zip"): bytes})
+    def get(self, request, name: str):
+        """Download the version a spec selects (default: latest non-yanked)."""
+        spec = request.query_params.get("version")
+        sv = selectors.skill_version_resolve(actor=request_actor(request), name=name, spec=spec)
+        return archive_response(request, sv, cacheable=False)
+
+
+class VersionDownload(APIView):
+    @extend_schema(responses={(200, "application/zip"): bytes})
+    def get(self, request, name: str, version: str):
+        """Download one exact version (yanked ones too: asked for exactly)."""
+        sv = selectors.skill_version_get_visible(actor=request_actor(request), name=name, version=version)
+        return archive_response(request, sv, cacheable=True)
+
+
+class Yank(APIView):
+    @extend_schema(request=YankIn, responses=VersionOut)
+    def post(self, request, name: str, version: str):
+        """Yank: resolution skips the version unless it is asked for exactly."""
+        form = YankIn(data=request.data)
+        form.is_valid(raise_exception=True)
+        sv = services.skill_version_yank(actor=request_actor(request), name=name, version=version, **form.validated_data)
+        return Response(VersionOut(sv, context={"request": request, "skill_name": name}).data)
+
+    @extend_schema(responses=VersionOut)
+    def delete(self, request, name: str, version: str):
+        """Unyank."""
+        sv = services.skill_version_unyank(actor=request_actor(request), name=name, version=version)
+        return Response(VersionOut(sv, context={"request": request, "skill_name": name}).data)
+
+
+class Deprecate(APIView):
+    @extend_schema(request=DeprecateIn, responses=VersionOut)
+    def post(self, request, name: str, version: str):
+        """Set a deprecation message (an empty message clears it)."""
+        form = DeprecateIn(data=request.data)
+        form.is_valid(raise_exception=True)
+        sv = services.skill_version_deprecate(actor=request_actor(request), name=name, version=version, **form.validated_data)
+        return Response(VersionOut(sv, context={"request": request, "skill_name": name}).data)
+
+
+class DistTags(APIView):
+    @extend_schema(responses=dict[str, str])
+    def get(self, request, name: str):
+        skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
+        return Response(selectors.skill_dist_tags(skill=skill))
+
+
+class DistTagDetail(APIView):
+    @extend_schema(request=DistTagIn, responses=dict[str, str])
+    def put(self, request, name: str, tag: str):
+        """Point a tag at a version."""
+        form = DistTagIn(data=request.data)
+        form.is_valid(raise_exception=True)
+        dist_tag = services.skill_dist_tag_set(actor=request_actor(request), name=name, tag=tag, **form.validated_data)
+        return Response({"tag": dist_tag.tag, "version": dist_tag.version.version})
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, name: str, tag: str):
+        services.skill_dist_tag_remove(actor=request_actor(request), name=name, tag=tag)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,29 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from registry.api import accounts, skills
+from registry.api.docs import api_docs
+
+app_name = "api"
+
+urlpatterns = [
+    path("skills", skills.SkillList.as_view(), name="skill-list"),
+    path("skills/<str:name>", skills.SkillDetail.as_view(), name="skill-detail"),
+    path("skills/<str:name>/download", skills.Download.as_view(), name="skill-download"),
+    path("skills/<str:name>/versions", skills.VersionList.as_view(), name="version-list"),
+    path("skills/<str:name>/versions/<str:version>", skills.VersionDetail.as_view(), name="version-detail"),
+    path("skills/<str:name>/versions/<str:version>/download", skills.VersionDownload.as_view(), name="version-download"),
+    path("skills/<str:name>/versions/<str:version>/yank", skills.Yank.as_view(), name="version-yank"),
+    path("skills/<str:name>/versions/<str:version>/deprecate", skills.Deprecate.as_view(), name="version-deprecate"),
+    path("skills/<str:name>/dist-tags", skills.DistTags.as_view(), name="dist-tags"),
+    path("skills/<str:name>/dist-tags/<str:tag>", skills.DistTagDetail.as_view(), name="dist-tag-detail"),
+    path("orgs", accounts.OrgList.as_view(), name="org-list"),
+    path("orgs/<str:org>", accounts.OrgDetail.as_view(), name="org-detail"),
+    path("orgs/<str:org>/members", accounts.OrgMembers.as_view(), name="org-members"),
+    path("orgs/<str:org>/members/<str:username>", accounts.OrgMemberDetail.as_view(), name="org-member-detail"),
+    path("tokens", accounts.TokenList.as_view(), name="token-list"),
+    path("tokens/<int:token_id>", accounts.TokenDetail.as_view(), name="token-detail"),
+    path("me", accounts.Me.as_view(), name="me"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", api_docs, name="docs"),
+]

@@ -1,0 +1,39 @@
+"""``manage.py issue_token USERNAME [--scope ...] [--owner NAME] [--expires-days N]``.
+
+Prints a new token as the last line of stdout (scripts take ``| tail -1``); it is never shown again.
+"""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from registry import services
+from registry.access import SCOPE_RANK, Actor
+from registry.errors import RegistryError
+
+
+class Command(BaseCommand):
+    help = "Create an API token for a user and print it (last line)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--scope", choices=list(SCOPE_RANK), default="publish")
+        parser.add_argument("--owner", help="limit the token to this user or organisation")
+        parser.add_argument("--expires-days", type=int, default=None)
+        parser.add_argument("--name", default="issued by manage.py")
+        parser.add_argument("--create-user", action="store_true", help="create the user if missing")
+
+    def handle(self, *args, username, scope, owner, expires_days, name, create_user, **options):
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None and create_user:
+            user = services.user_create(username=username)
+        if user is None:
+            raise CommandError(f"no user named {username!r} (use --create-user)")
+        try:
+            target = services.owner_get(name=owner) if owner else None
+            token, secret = services.token_create(
+                actor=Actor(user), scope=scope, owner=target, name=name, expires_days=expires_days
+            )
+        except RegistryError as exc:
+            raise CommandError(f"{exc.code}: {exc.message}") from exc
+        self.stderr.write(f"token {token.prefix}… scope={scope} owner={owner or '*'} expires={token.expires_at:%Y-%m-%d}")
+        self.stdout.write(secret)

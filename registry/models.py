@@ -1,0 +1,195 @@
+"""Registry models: each states facts about one row. Rules live in services and selectors.
+
+Owners are a namespace shared by users and organisations, so a skill, a membership and a token
+scope all point at one kind of thing. Nothing published is ever hard-deleted: skills and
+versions are marked deleted and keep their names (DESIGN §5: immutable forever).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Role(models.TextChoices):
+    OWNER = "owner"
+    ADMIN = "admin"
+    PUBLISHER = "publisher"
+    READER = "reader"
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+class TokenScope(models.TextChoices):
+    READ = "read"
+    PUBLISH = "publish"
+    ADMIN = "admin"
+
+
+class Owner(models.Model):
+    """A user's personal namespace or an organisation."""
+
+    class Kind(models.TextChoices):
+        USER = "user"
+        ORG = "org"
+
+    name = models.CharField(max_length=64, unique=True)
+    canonical_name = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="owner"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "user"], name="membership_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} of {self.owner}"
+
+
+class SkillQuerySet(models.QuerySet):
+    def live(self) -> SkillQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+    def visible_to(self, user, token=None) -> SkillQuerySet:
+        """The one visibility rule: public skills, plus private ones of the caller's owners.
+
+        A token scoped to one owner sees only that owner's private skills, even when its user
+        belongs to others too.
+        """
+        rule = Q(visibility=Visibility.PUBLIC)
+        if user is not None and user.is_authenticated:
+            owners = Membership.objects.filter(user=user).values("owner_id")
+            if token is not None and token.owner_id is not None:
+                owners = owners.filter(owner_id=token.owner_id)
+            rule |= Q(owner_id__in=owners)
+        return self.live().filter(rule)
+
+
+class Skill(models.Model):
+    name = models.CharField(max_length=64, unique=True)
+    # The confusable form (registry/names.py); unique so no two owners hold look-alike names.
+    canonical_name = models.CharField(max_length=64, unique=True)
+    owner = models.ForeignKey(Owner, on_delete=models.PROTECT, related_name="skills")
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    description = models.TextField(blank=True)  # of the latest version, for list and search
+    category = models.CharField(max_length=64, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    tags_index = models.CharField(max_length=1024, blank=True)  # ",a,b," — portable tag filter
+    downloads = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SkillQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_private(self) -> bool:
+        return self.visibility == Visibility.PRIVATE
+
+
+class SkillVersionQuerySet(models.QuerySet):
+    def live(self) -> SkillVersionQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+
+class SkillVersion(models.Model):
+    class Status(models.TextChoices):
+        PUBLISHED = "published"
+        DELETED = "deleted"
+
+    skill = models.ForeignKey(Skill, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=128)
+    sha256 = models.CharField(max_length=64)
+    size = models.BigIntegerField()
+    archive_key = models.CharField(max_length=255)
+    archive_kind = models.CharField(max_length=8)  # zip | tar.gz
+    manifest = models.JSONField(default=dict)
+    body = models.TextField(blank=True)
+    files = models.JSONField(default=list)  # [{path, size, sha256}]
+    warnings = models.JSONField(default=list)  # [{code, message, path}] from validation
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PUBLISHED)
+    yanked = models.BooleanField(default=False)
+    yanked_reason = models.CharField(max_length=500, blank=True)
+    deprecated = models.CharField(max_length=500, blank=True)  # the message; empty = not deprecated
+    downloads = models.BigIntegerField(default=0)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    published_at = models.DateTimeField(auto_now_add=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SkillVersionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["skill", "version"], name="skill_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.skill.name}@{self.version}"
+
+
+class DistTag(models.Model):
+    skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="dist_tags")
+    tag = models.CharField(max_length=64)
+    version = models.ForeignKey(SkillVersion, on_delete=models.CASCADE, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["skill", "tag"], name="dist_tag_unique")]
+
+
+class Token(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens")
+    owner = models.ForeignKey(  # null: every owner the user belongs to
+        Owner, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    scope = models.CharField(max_length=8, choices=TokenScope.choices)
+    prefix = models.CharField(max_length=16)  # shown in listings so users can tell tokens apart
+    digest = models.CharField(max_length=64, unique=True)  # sha256 of the secret, never the secret
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.scope}, {self.user})"
+
+
+class AuditEvent(models.Model):
+    action = models.CharField(max_length=40)  # "version.publish", "token.create", ...
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    token_prefix = models.CharField(max_length=16, blank=True)
+    owner = models.CharField(max_length=64, blank=True)
+    skill = models.CharField(max_length=64, blank=True)
+    version = models.CharField(max_length=128, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.skill}{'@' + self.version if self.version else ''}"

@@ -1,0 +1,51 @@
+"""Every write of the registry (HackSoftware style: ``<entity>_<verb>``, keyword-only).
+
+Views, serializers, commands and tasks call these; none of them writes models directly.
+"""
+
+from registry.services.accounts import (
+    org_create,
+    org_member_remove,
+    org_member_set,
+    owner_get,
+    token_authenticate,
+    token_create,
+    token_revoke,
+    user_create,
+    user_owner_get,
+)
+from registry.services.audit import audit_record
+from registry.services.publish import PublishResult, skill_version_publish
+from registry.services.versions import (
+    skill_delete,
+    skill_dist_tag_remove,
+    skill_dist_tag_set,
+    skill_version_delete,
+    skill_version_deprecate,
+    skill_version_download_record,
+    skill_version_unyank,
+    skill_version_yank,
+)
+
+__all__ = [
+    "PublishResult",
+    "audit_record",
+    "org_create",
+    "org_member_remove",
+    "org_member_set",
+    "owner_get",
+    "skill_delete",
+    "skill_dist_tag_remove",
+    "skill_dist_tag_set",
+    "skill_version_delete",
+    "skill_version_deprecate",
+    "skill_version_download_record",
+    "skill_version_publish",
+    "skill_version_unyank",
+    "skill_version_yank",
+    "token_authenticate",
+    "token_create",
+    "token_revoke",
+    "user_create",
+    "user_owner_get",
+]

@@ -1,0 +1,238 @@
+"""Publishing a version: the strictest path in the registry.
+
+Order of checks (each refusal stores nothing, in the database or in storage):
+size (413) → authentication (401) → visibility of an existing skill (404) and rights (403) →
+archive and manifest via ``skillctl.format`` (422, every finding) → URL name = manifest name
+(422) → version (422) → name rules for a new skill (409) → under a row lock on the skill: the
+same version with the same bytes (200) or other bytes (409), else store the archive and the row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import IO
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from registry.access import Actor, require
+from registry.errors import Conflict, Invalid, TooLarge, Unauthenticated, not_found
+from registry.models import Owner, Role, Skill, SkillVersion, TokenScope, Visibility
+from registry.names import canonical_name
+from registry.selectors import latest_version
+from registry.services.accounts import owner_get, user_owner_get
+from registry.services.audit import audit_record
+from registry.storage import archive_delete, archive_key, archive_put
+from skillctl.format import Limits, inspect_archive, parse_skill_md
+
+# Strict SemVer 2.0 (no leading "v", no leading zeros): what a published version must be.
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+    r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    version: SkillVersion
+    created: bool  # False: the identical archive was already published (idempotent retry)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    inspection: object  # skillctl.format.ArchiveInspection
+    report: object  # skillctl.format.SkillReport
+    version: str
+
+
+def skill_version_publish(
+    *,
+    actor: Actor,
+    name: str,
+    archive: IO[bytes],
+    version: str | None = None,
+    owner: str | None = None,
+    visibility: str | None = None,
+) -> PublishResult:
+    _check_size(archive)
+    if not actor.is_authenticated:
+        raise Unauthenticated("auth.required", "Publishing needs `Authorization: Bearer <token>`.")
+    _check_target(actor=actor, name=name, owner=owner, visibility=visibility, lock=False)
+    checked = _check_archive(archive=archive, name=name, version=version)
+    for _ in range(3):  # a concurrent first publish of the same name makes us look again
+        try:
+            return _store(actor=actor, name=name, owner=owner, visibility=visibility, archive=archive, checked=checked)
+        except _SkillCreatedConcurrently:
+            continue
+    raise Conflict("skill.busy", "The skill is being published concurrently; try again.")
+
+
+def _check_size(archive: IO[bytes]) -> None:
+    size = getattr(archive, "size", None)
+    if size is None:
+        archive.seek(0, 2)
+        size = archive.tell()
+    if size > settings.SKILLYARD_MAX_UPLOAD_BYTES:
+        raise TooLarge("archive.too_large", f"The archive is {size} bytes; the limit is {settings.SKILLYARD_MAX_UPLOAD_BYTES}.")
+
+
+def _check_target(*, actor: Actor, name: str, owner: str | None, visibility: str | None, lock: bool) -> tuple[Skill | None, Owner]:
+    """The existing skill (or None) and the owner to publish under, once rights are checked."""
+    query = Skill.objects.select_related("owner")
+    skill = (query.select_for_update() if lock else query).filter(name=name).first()
+    if visibility not in (None, "", *Visibility.values):
+        raise Invalid("skill.visibility_invalid", "visibility must be public or private.")
+    if skill is None:
+        target = owner_get(name=owner) if owner else _default_owner(actor)
+        require(actor, owner=target, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
+        return None, target
+    if not Skill.objects.visible_to(actor.user, actor.token).filter(id=skill.id).exists():
+        if skill.deleted_at is not None:
+            raise Conflict("name.deleted", f"{name!r} belonged to a deleted skill; names are never reused.")
+        raise not_found("skill")
+    require(actor, owner=skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
+    if owner and owner != skill.owner.name:
+        raise Invalid("skill.owner_mismatch", f"{name} belongs to {skill.owner.name}; owner is set on first publish only.")
+    if visibility and visibility != skill.visibility:
+        raise Invalid("skill.visibility_mismatch", f"{name} is {skill.visibility}; visibility is set on first publish only.")
+    return skill, skill.owner
+
+
+def _default_owner(actor: Actor) -> Owner:
+    token = actor.token
+    if token is not None and token.owner_id is not None:
+        return token.owner
+    return user_owner_get(user=actor.user)
+
+
+def _check_archive(*, archive: IO[bytes], name: str, version: str | None) -> _Checked:
+    archive.seek(0)
+    limits = Limits(max_archive_bytes=settings.SKILLYARD_MAX_UPLOAD_BYTES)
+    inspection = inspect_archive(archive, limits=limits)
+    findings = list(inspection.findings)
+    report = None
+    if inspection.skill_md is not None:
+        report = parse_skill_md(
+            inspection.skill_md,
+            folder_name=inspection.root or None,
+            skill_json=inspection.skill_json,
+            location=f"{inspection.root}/SKILL.md" if inspection.root else "SKILL.md",
+            max_bytes=limits.max_skill_md_bytes,
+        )
+        findings += report.findings
+    errors = [f for f in findings if f.is_error]
+    if report is None and not errors:
+        errors = [_finding("archive.no_skill_md", "No SKILL.md in the archive.", "archive")]
+    if errors or report is None or report.manifest is None:
+        raise Invalid("skill.invalid", "The archive or its SKILL.md is not valid.", errors=[_problem(f) for f in errors])
+    if report.name != name:
+        raise Invalid(
+            "name.url_mismatch",
+            f"The URL names {name!r} but SKILL.md names {report.name!r}.",
+            errors=[{"code": "name.url_mismatch", "message": "name differs from the URL", "path": "frontmatter.name"}],
+        )
+    return _Checked(inspection, report, _version(version, report.version))
+
+
+def _version(given: str | None, declared: str | None) -> str:
+    version = (given or "").strip() or declared
+    if not version:
+        raise Invalid("version.missing", "Send a `version` field or set `version` (or metadata.version) in SKILL.md.")
+    if not SEMVER.match(version):
+        raise Invalid("version.invalid", f"{version!r} is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE]).")
+    if "+" in version:
+        # Build metadata does not order versions: 1.0.0+a and 1.0.0+b would be two "equal" versions.
+        raise Invalid("version.build_metadata", "Build metadata (+...) is not accepted in a published version.")
+    if given and declared and given.strip() != declared:
+        raise Invalid("version.mismatch", f"The version field says {given!r} but SKILL.md says {declared!r}.")
+    return version
+
+
+class _SkillCreatedConcurrently(Exception):
+    pass
+
+
+def _store(*, actor: Actor, name: str, owner: str | None, visibility: str | None, archive: IO[bytes], checked: _Checked) -> PublishResult:
+    sha256, kind = checked.inspection.sha256, checked.inspection.kind
+    key = archive_key(sha256, kind)
+    wrote = False
+    try:
+        with transaction.atomic():
+            skill, target = _check_target(actor=actor, name=name, owner=owner, visibility=visibility, lock=True)
+            if skill is None:
+                skill = _skill_create(name=name, owner=target, visibility=visibility or Visibility.PUBLIC)
+            existing = SkillVersion.objects.filter(skill=skill, version=checked.version).first()
+            if existing is not None:
+                return PublishResult(_same_or_conflict(existing, sha256), created=False)
+            wrote = archive_put(key, archive)
+            created = _version_create(actor=actor, skill=skill, checked=checked, key=key)
+            return PublishResult(created, created=True)
+    except BaseException:
+        if wrote and not SkillVersion.objects.filter(archive_key=key).exists():
+            archive_delete(key)
+        raise
+
+
+def _skill_create(*, name: str, owner: Owner, visibility: str) -> Skill:
+    canonical = canonical_name(name)
+    clash = Skill.objects.filter(canonical_name=canonical).first()
+    if clash is not None:
+        raise Conflict("name.confusable", f"{name!r} is too similar to an existing skill's name.")
+    try:
+        with transaction.atomic():
+            return Skill.objects.create(name=name, canonical_name=canonical, owner=owner, visibility=visibility)
+    except IntegrityError as exc:
+        raise _SkillCreatedConcurrently() from exc
+
+
+def _same_or_conflict(existing: SkillVersion, sha256: str) -> SkillVersion:
+    if existing.deleted_at is not None:
+        raise Conflict("version.deleted", f"{existing.version} was deleted; a version is never reused.")
+    if existing.sha256 != sha256:
+        raise Conflict("version.exists", f"{existing.version} is already published with other bytes; versions are immutable.")
+    return existing
+
+
+def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) -> SkillVersion:
+    report, inspection = checked.report, checked.inspection
+    manifest = report.manifest
+    version = SkillVersion.objects.create(
+        skill=skill,
+        version=checked.version,
+        sha256=inspection.sha256,
+        size=inspection.size,
+        archive_key=key,
+        archive_kind=inspection.kind,
+        manifest=manifest.to_dict(),
+        body=report.body,
+        files=[f.to_dict() for f in inspection.files],
+        warnings=[_problem(f) for f in report.warnings],
+        published_by=actor.user,
+    )
+    if latest_version(skill.versions.live()) == version.version:
+        _skill_summary_update(skill, manifest)
+    audit_record(actor=actor, action="version.publish", owner=skill.owner.name, skill=skill.name, version=version.version, sha256=version.sha256)
+    return version
+
+
+def _skill_summary_update(skill: Skill, manifest) -> None:
+    """List and search read the latest version's description, category and tags."""
+    tags = [str(t) for t in manifest.tags]
+    skill.description = manifest.description
+    skill.category = manifest.category
+    skill.tags = tags
+    skill.tags_index = "," + ",".join(t.lower() for t in tags) + "," if tags else ""
+    skill.save(update_fields=["description", "category", "tags", "tags_index", "updated_at"])
+
+
+def _problem(finding) -> dict:
+    return {"code": finding.code, "message": finding.message, "path": finding.location}
+
+
+def _finding(code: str, message: str, location: str):
+    from skillctl.format import Finding
+
+    return Finding(code, message, location)
+

@@ -1,0 +1,128 @@
+"""After publishing: yank, deprecate, dist-tags, deletion and download counts.
+
+Each finds the skill through the visibility rule first (404 for those who may not see it), then
+checks rights (403), then writes and records the change in the audit log.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from registry.access import Actor, require
+from registry.errors import Invalid, not_found
+from registry.models import DistTag, Role, Skill, SkillVersion, TokenScope
+from registry.selectors import skill_get_visible
+from registry.services.audit import audit_record
+from skillctl.errors import UsageError
+from skillctl.versions import parse_spec
+
+MAX_REASON = 500  # shown in listings and CLI warnings; a paragraph, not an essay
+TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
+
+
+def _version_for_write(*, actor: Actor, name: str, version: str, role: str = Role.PUBLISHER) -> SkillVersion:
+    skill = skill_get_visible(actor=actor, name=name)
+    require(actor, owner=skill.owner, role=role, scope=TokenScope.PUBLISH if role == Role.PUBLISHER else TokenScope.ADMIN)
+    found = SkillVersion.objects.select_for_update().filter(skill=skill, version=version).live().first()
+    if found is None:
+        raise not_found("version")
+    return found
+
+
+def _audit(actor: Actor, action: str, sv: SkillVersion, **data) -> None:
+    audit_record(actor=actor, action=action, owner=sv.skill.owner.name, skill=sv.skill.name, version=sv.version, **data)
+
+
+@transaction.atomic
+def skill_version_yank(*, actor: Actor, name: str, version: str, reason: str = "") -> SkillVersion:
+    if len(reason) > MAX_REASON:
+        raise Invalid("yank.reason_too_long", f"The reason is limited to {MAX_REASON} characters.")
+    sv = _version_for_write(actor=actor, name=name, version=version)
+    sv.yanked, sv.yanked_reason = True, reason
+    sv.save(update_fields=["yanked", "yanked_reason"])
+    _audit(actor, "version.yank", sv, reason=reason)
+    return sv
+
+
+@transaction.atomic
+def skill_version_unyank(*, actor: Actor, name: str, version: str) -> SkillVersion:
+    sv = _version_for_write(actor=actor, name=name, version=version)
+    sv.yanked, sv.yanked_reason = False, ""
+    sv.save(update_fields=["yanked", "yanked_reason"])
+    _audit(actor, "version.unyank", sv)
+    return sv
+
+
+@transaction.atomic
+def skill_version_deprecate(*, actor: Actor, name: str, version: str, message: str) -> SkillVersion:
+    """Set (or, with an empty message, clear) a version's deprecation message."""
+    if len(message) > MAX_REASON:
+        raise Invalid("deprecate.message_too_long", f"The message is limited to {MAX_REASON} characters.")
+    sv = _version_for_write(actor=actor, name=name, version=version)
+    sv.deprecated = message
+    sv.save(update_fields=["deprecated"])
+    _audit(actor, "version.deprecate" if message else "version.undeprecate", sv, message=message)
+    return sv
+
+
+@transaction.atomic
+def skill_dist_tag_set(*, actor: Actor, name: str, tag: str, version: str) -> DistTag:
+    if not TAG_NAME.match(tag) or _looks_like_range(tag):
+        raise Invalid("tag.invalid", "A tag starts with a letter, is at most 64 characters and is not a version range.")
+    sv = _version_for_write(actor=actor, name=name, version=version)
+    dist_tag, _ = DistTag.objects.update_or_create(skill=sv.skill, tag=tag, defaults={"version": sv})
+    _audit(actor, "tag.set", sv, tag=tag)
+    return dist_tag
+
+
+def _looks_like_range(tag: str) -> bool:
+    """A tag must not read as a version or range (``x``, ``v1``), or resolution would be ambiguous."""
+    try:
+        return parse_spec(tag).kind != "tag"
+    except UsageError:
+        return False
+
+
+@transaction.atomic
+def skill_dist_tag_remove(*, actor: Actor, name: str, tag: str) -> None:
+    skill = skill_get_visible(actor=actor, name=name)
+    require(actor, owner=skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
+    deleted, _ = DistTag.objects.filter(skill=skill, tag=tag).delete()
+    if not deleted:
+        raise not_found("tag")
+    audit_record(actor=actor, action="tag.remove", owner=skill.owner.name, skill=skill.name, tag=tag)
+
+
+@transaction.atomic
+def skill_version_delete(*, actor: Actor, name: str, version: str) -> SkillVersion:
+    """Mark a version deleted. Its number stays taken forever; the archive is kept for audits."""
+    sv = _version_for_write(actor=actor, name=name, version=version, role=Role.ADMIN)
+    sv.deleted_at, sv.status = timezone.now(), SkillVersion.Status.DELETED
+    sv.save(update_fields=["deleted_at", "status"])
+    DistTag.objects.filter(version=sv).delete()
+    _audit(actor, "version.delete", sv)
+    return sv
+
+
+@transaction.atomic
+def skill_delete(*, actor: Actor, name: str) -> Skill:
+    """Mark a skill deleted. Its name (and every look-alike) stays reserved forever."""
+    skill = skill_get_visible(actor=actor, name=name)
+    require(actor, owner=skill.owner, role=Role.ADMIN, scope=TokenScope.ADMIN)
+    now = timezone.now()
+    skill.deleted_at = now
+    skill.save(update_fields=["deleted_at"])
+    skill.versions.live().update(deleted_at=now, status=SkillVersion.Status.DELETED)
+    audit_record(actor=actor, action="skill.delete", owner=skill.owner.name, skill=skill.name)
+    return skill
+
+
+@transaction.atomic
+def skill_version_download_record(*, version: SkillVersion) -> None:
+    """Count one download, without a read-modify-write race."""
+    SkillVersion.objects.filter(id=version.id).update(downloads=F("downloads") + 1)
+    Skill.objects.filter(id=version.skill_id).update(downloads=F("downloads") + 1)

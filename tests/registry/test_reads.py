@@ -1,0 +1,112 @@
+"""List, search, detail, version detail and both downloads (DESIGN §5)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import pytest
+
+from .conftest import make_zip
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalogue(alice_api):
+    for name, version, extra in [
+        ("pdf-tools", "1.0.0", "category: documents\ntags:\n  - pdf\n  - convert"),
+        ("pdf-tools", "1.1.0", "category: documents\ntags:\n  - pdf\n  - convert"),
+        ("pdf", "0.1.0", ""),
+        ("csv-magic", "2.0.0", "category: data"),
+    ]:
+        response = alice_api.publish(name, make_zip(name, version=version, extra=extra))
+        assert response.status_code == 201, response.json()
+    return alice_api
+
+
+def test_list_is_paginated(catalogue, anon_api):
+    body = anon_api.get("/api/v1/skills", page_size=2).json()
+    assert body["count"] == 3
+    assert len(body["results"]) == 2
+    assert body["next"] and body["previous"] is None
+    second = anon_api.get("/api/v1/skills", page_size=2, page=2).json()
+    assert len(second["results"]) == 1
+
+
+def test_search_ranks_the_exact_name_first(catalogue, anon_api):
+    anon_api.get("/api/v1/skills/pdf-tools/download")  # more downloads must not beat an exact name
+    names = [s["name"] for s in anon_api.get("/api/v1/skills", q="pdf").json()["results"]]
+    assert names[0] == "pdf"
+    assert set(names) == {"pdf", "pdf-tools"}
+
+
+def test_filters_by_owner_category_and_tag(catalogue, anon_api):
+    assert anon_api.get("/api/v1/skills", owner="nobody").json()["count"] == 0
+    assert anon_api.get("/api/v1/skills", owner="alice").json()["count"] == 3
+    by_category = anon_api.get("/api/v1/skills", category="data").json()["results"]
+    assert [s["name"] for s in by_category] == ["csv-magic"]
+    by_tag = anon_api.get("/api/v1/skills", tag="convert").json()["results"]
+    assert [s["name"] for s in by_tag] == ["pdf-tools"]
+
+
+def test_list_entries_carry_latest_version(catalogue, anon_api):
+    entry = next(s for s in anon_api.get("/api/v1/skills").json()["results"] if s["name"] == "pdf-tools")
+    assert entry["latest_version"] == "1.1.0"
+    assert entry["owner"] == "alice"
+
+
+def test_detail_has_versions_and_dist_tags(catalogue, anon_api):
+    body = anon_api.get("/api/v1/skills/pdf-tools").json()
+    assert [v["version"] for v in body["versions"]] == ["1.1.0", "1.0.0"]
+    assert body["dist_tags"] == {"latest": "1.1.0"}
+    assert body["visibility"] == "public"
+    assert body["versions"][0]["download_url"].endswith("/api/v1/skills/pdf-tools/versions/1.1.0/download")
+
+
+def test_version_detail_has_manifest_files_and_body(catalogue, anon_api):
+    body = anon_api.get("/api/v1/skills/pdf-tools/versions/1.0.0").json()
+    assert body["manifest"]["name"] == "pdf-tools"
+    assert body["files"][0]["path"] == "SKILL.md"
+    assert "Do the thing" in body["body"]
+    assert body["scan"] is None and body["routing_manifest"] is None
+
+
+def test_unknown_skill_and_version_are_404_problems(anon_api, db):
+    response = anon_api.get("/api/v1/skills/nope")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "skill.not_found"
+
+
+def test_download_sends_the_archive_with_its_sha256(catalogue, anon_api):
+    response = anon_api.get("/api/v1/skills/pdf-tools/versions/1.0.0/download")
+    assert response.status_code == 200
+    data = b"".join(response.streaming_content)
+    digest = hashlib.sha256(data).hexdigest()
+    assert response["X-Checksum-Sha256"] == digest
+    assert response["ETag"] == f'"{digest}"'
+    assert response["Repr-Digest"] == f"sha-256=:{base64.b64encode(bytes.fromhex(digest)).decode()}:"
+    assert response["Content-Type"] == "application/zip"
+    assert 'filename="pdf-tools-1.0.0.zip"' in response["Content-Disposition"]
+    assert "immutable" in response["Cache-Control"]
+
+
+def test_download_with_matching_etag_is_304(catalogue, anon_api):
+    first = anon_api.get("/api/v1/skills/pdf-tools/versions/1.0.0/download")
+    again = anon_api.client.get("/api/v1/skills/pdf-tools/versions/1.0.0/download", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+
+
+def test_download_resolves_latest_by_default_and_counts(catalogue, anon_api):
+    response = anon_api.get("/api/v1/skills/pdf-tools/download")
+    assert response["X-Skill-Version"] == "1.1.0"
+    b"".join(response.streaming_content)
+    assert anon_api.get("/api/v1/skills/pdf-tools").json()["downloads"] == 1
+    assert anon_api.get("/api/v1/skills/pdf-tools/versions/1.1.0").json()["downloads"] == 1
+
+
+def test_download_with_an_invalid_spec_is_400(catalogue, anon_api):
+    response = anon_api.get("/api/v1/skills/pdf-tools/download", version=">=>1")
+    assert response.status_code == 400
+    assert response.json()["code"] == "version.spec_invalid"

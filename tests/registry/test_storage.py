@@ -1,0 +1,95 @@
+"""Archive storage: content-addressed, never overwritten, on files and on a real S3 server
+(moto's standalone server on loopback, started here) — acceptance 5."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import time
+import uuid
+
+import boto3
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
+
+from registry.storage import ArchiveExists, archive_key
+
+from ..conftest import free_port, require_service, tcp_open
+from .conftest import Api, make_zip
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint():
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not tcp_open("127.0.0.1", port) and time.monotonic() < deadline and server.poll() is None:
+        time.sleep(0.1)
+    require_service("moto S3 server", tcp_open("127.0.0.1", port))
+    yield f"http://127.0.0.1:{port}"
+    server.terminate()
+    server.wait(10)
+
+
+@pytest.fixture
+def s3_archives(settings, s3_endpoint):
+    bucket = f"skillyard-{uuid.uuid4().hex[:12]}"
+    credentials = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
+    client = boto3.client("s3", endpoint_url=s3_endpoint, **credentials)
+    client.create_bucket(Bucket=bucket)
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "archives": {
+            "BACKEND": "registry.storage.S3ArchiveStorage",
+            "OPTIONS": {"bucket_name": bucket, "endpoint_url": s3_endpoint, "access_key": "testing",
+                        "secret_key": "testing", "region_name": "us-east-1", "addressing_style": "path",
+                        "file_overwrite": False, "default_acl": None},
+        },
+    }
+    return client, bucket
+
+
+def bucket_keys(client, bucket) -> list[str]:
+    return [o["Key"] for o in client.list_objects_v2(Bucket=bucket).get("Contents", [])]
+
+
+def test_publish_and_download_through_s3(s3_archives, alice, token_for):
+    client, bucket = s3_archives
+    api = Api(token_for(alice, "publish"))
+    data = make_zip("cloud-skill", files={"scripts/x.py": "print(1)\n"})
+    assert api.publish("cloud-skill", data).status_code == 201
+    sha = hashlib.sha256(data).hexdigest()
+    assert bucket_keys(client, bucket) == [archive_key(sha, "zip")]
+    response = api.get("/api/v1/skills/cloud-skill/download")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == data
+    assert response["X-Checksum-Sha256"] == sha
+
+
+def test_rejected_publish_writes_nothing_to_s3(s3_archives, alice, token_for):
+    client, bucket = s3_archives
+    api = Api(token_for(alice, "publish"))
+    assert api.publish("cloud-skill", make_zip("cloud-skill")).status_code == 201
+    assert api.publish("cloud-skill", make_zip("cloud-skill", body="# other\n")).status_code == 409
+    assert api.publish("wrong", make_zip("cloud-skill")).status_code == 422
+    assert len(bucket_keys(client, bucket)) == 1
+
+
+@pytest.mark.parametrize("backend", ["fs", "s3"])
+def test_storage_refuses_to_overwrite(backend, request):
+    if backend == "s3":
+        request.getfixturevalue("s3_archives")
+    storage = storages["archives"]
+    key = archive_key("ab" * 32, "zip")
+    storage.save(key, ContentFile(b"first"))
+    with pytest.raises(ArchiveExists):
+        storage.save(key, ContentFile(b"second"))
+    with storage.open(key, "rb") as handle:
+        assert handle.read() == b"first"

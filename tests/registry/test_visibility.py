@@ -1,0 +1,112 @@
+"""A private skill is invisible — 404, never 403 — to everyone but its owner's members
+(issue 3, acceptance 2). One matrix: every read path × every kind of caller."""
+
+from __future__ import annotations
+
+import pytest
+
+from registry.models import Owner
+
+from .conftest import Api, make_zip
+
+pytestmark = pytest.mark.django_db
+
+NAME = "secret-sauce"
+
+# (path, kind): "item" answers 200 or 404; "listing" includes the skill or not.
+ENDPOINTS = {
+    "list": ("/api/v1/skills", "listing"),
+    "search": (f"/api/v1/skills?q={NAME}", "listing"),
+    "owner filter": ("/api/v1/skills?owner=acme", "listing"),
+    "detail": (f"/api/v1/skills/{NAME}", "item"),
+    "versions": (f"/api/v1/skills/{NAME}/versions", "item"),
+    "version detail": (f"/api/v1/skills/{NAME}/versions/1.0.0", "item"),
+    "dist-tags": (f"/api/v1/skills/{NAME}/dist-tags", "item"),
+    "download": (f"/api/v1/skills/{NAME}/download", "item"),
+    "download with range": (f"/api/v1/skills/{NAME}/download?version=^1", "item"),
+    "version download": (f"/api/v1/skills/{NAME}/versions/1.0.0/download", "item"),
+    "well-known skills": ("/.well-known/skills/index.json", "listing"),
+    "well-known agent-skills": ("/.well-known/agent-skills/index.json", "listing"),
+}
+
+# caller -> may see the private skill of org "acme"
+CALLERS = {
+    "anonymous": False,
+    "non-member token": False,
+    "non-member session": False,
+    "member token (any owner)": True,
+    "member token scoped to acme": True,
+    "member token scoped to another owner": False,
+    "member session": True,
+    "reader role token": True,
+}
+
+
+@pytest.fixture
+def world(make_user, token_for):
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    admin = Api(token_for(alice, "admin"))
+    assert admin.post("/api/v1/orgs", {"name": "acme"}).status_code == 201
+    assert admin.post("/api/v1/orgs/acme/members", {"username": "carol", "role": "reader"}).status_code == 201
+    published = admin.publish(NAME, make_zip(NAME), owner="acme", visibility="private")
+    assert published.status_code == 201, published.json()
+    assert admin.publish("open-skill", make_zip("open-skill")).status_code == 201
+    return {
+        "anonymous": Api(),
+        "non-member token": Api(token_for(bob, "admin")),
+        "non-member session": Api(user=bob),
+        "member token (any owner)": Api(token_for(alice, "read")),
+        "member token scoped to acme": Api(token_for(alice, "read", owner="acme")),
+        "member token scoped to another owner": Api(token_for(alice, "admin", owner="alice")),
+        "member session": Api(user=alice),
+        "reader role token": Api(token_for(carol, "read")),
+    }
+
+
+def names_in(response) -> set[str]:
+    body = response.json()
+    rows = body["results"] if "results" in body else body["skills"]
+    return {row["name"] for row in rows}
+
+
+@pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_private_skill_is_visible_only_to_members(world, caller, endpoint):
+    path, kind = ENDPOINTS[endpoint]
+    response = world[caller].client.get(path)
+    visible = CALLERS[caller]
+    if kind == "listing":
+        assert response.status_code == 200
+        assert (NAME in names_in(response)) is visible
+        if "well-known" in endpoint or endpoint == "list":
+            assert "open-skill" in names_in(response)
+    else:
+        assert response.status_code == (200 if visible else 404), (response.status_code, getattr(response, "data", None))
+        if not visible:
+            assert response.json()["code"] in {"skill.not_found", "version.not_found"}
+
+
+def test_private_skill_writes_by_non_members_are_404_too(world):
+    outsider = world["non-member token"]
+    for response in (
+        outsider.post(f"/api/v1/skills/{NAME}/versions/1.0.0/yank", {"reason": "x"}),
+        outsider.post(f"/api/v1/skills/{NAME}/versions/1.0.0/deprecate", {"message": "x"}),
+        outsider.put(f"/api/v1/skills/{NAME}/dist-tags/beta", {"version": "1.0.0"}),
+        outsider.delete(f"/api/v1/skills/{NAME}"),
+        outsider.publish(NAME, make_zip(NAME, version="9.0.0")),
+    ):
+        assert response.status_code == 404
+
+
+def test_well_known_entries_carry_sha256_digest_and_url(world):
+    response = world["anonymous"].client.get("/.well-known/agent-skills/index.json")
+    entry = next(s for s in response.json()["skills"] if s["name"] == "open-skill")
+    assert entry["digest"].startswith("sha256:") and len(entry["digest"]) == 7 + 64
+    assert entry["type"] == "archive"
+    assert entry["url"].endswith("/api/v1/skills/open-skill/versions/1.0.0/download")
+    skills = world["anonymous"].client.get("/.well-known/skills/index.json").json()["skills"]
+    assert next(s for s in skills if s["name"] == "open-skill")["files"] == ["SKILL.md"]
+
+
+def test_org_is_owner_of_the_private_skill(world):
+    assert Owner.objects.get(name="acme").skills.get().visibility == "private"
