@@ -24,7 +24,7 @@ from registry.selectors import latest_version
 from registry.services.accounts import owner_get, user_owner_get
 from registry.services.audit import audit_record
 from registry.storage import archive_delete, archive_key, archive_put
-from skillctl.format import Limits, inspect_archive, parse_skill_md
+from skillctl.format import Limits, SkillReport, load_archive
 
 # Strict SemVer 2.0 (no leading "v", no leading zeros): what a published version must be.
 SEMVER = re.compile(
@@ -42,8 +42,7 @@ class PublishResult:
 
 @dataclass(frozen=True)
 class _Checked:
-    inspection: object  # skillctl.format.ArchiveInspection
-    report: object  # skillctl.format.SkillReport
+    report: SkillReport  # manifest, body, files and the archive's sha256/size/kind
     version: str
 
 
@@ -109,31 +108,20 @@ def _default_owner(actor: Actor) -> Owner:
 
 def _check_archive(*, archive: IO[bytes], name: str, version: str | None) -> _Checked:
     archive.seek(0)
-    limits = Limits(max_archive_bytes=settings.SKILLYARD_MAX_UPLOAD_BYTES)
-    inspection = inspect_archive(archive, limits=limits)
-    findings = list(inspection.findings)
-    report = None
-    if inspection.skill_md is not None:
-        report = parse_skill_md(
-            inspection.skill_md,
-            folder_name=inspection.root or None,
-            skill_json=inspection.skill_json,
-            location=f"{inspection.root}/SKILL.md" if inspection.root else "SKILL.md",
-            max_bytes=limits.max_skill_md_bytes,
+    report = load_archive(archive, limits=Limits(max_archive_bytes=settings.SKILLYARD_MAX_UPLOAD_BYTES))
+    if not report.valid:
+        raise Invalid(
+            "skill.invalid",
+            "The archive or its SKILL.md is not valid.",
+            errors=[_problem(f) for f in report.errors],
         )
-        findings += report.findings
-    errors = [f for f in findings if f.is_error]
-    if report is None and not errors:
-        errors = [_finding("archive.no_skill_md", "No SKILL.md in the archive.", "archive")]
-    if errors or report is None or report.manifest is None:
-        raise Invalid("skill.invalid", "The archive or its SKILL.md is not valid.", errors=[_problem(f) for f in errors])
     if report.name != name:
         raise Invalid(
             "name.url_mismatch",
             f"The URL names {name!r} but SKILL.md names {report.name!r}.",
             errors=[{"code": "name.url_mismatch", "message": "name differs from the URL", "path": "frontmatter.name"}],
         )
-    return _Checked(inspection, report, _version(version, report.version))
+    return _Checked(report, _version(version, report.version))
 
 
 def _version(given: str | None, declared: str | None) -> str:
@@ -155,7 +143,7 @@ class _SkillCreatedConcurrently(Exception):
 
 
 def _store(*, actor: Actor, name: str, owner: str | None, visibility: str | None, archive: IO[bytes], checked: _Checked) -> PublishResult:
-    sha256, kind = checked.inspection.sha256, checked.inspection.kind
+    sha256, kind = checked.report.archive_sha256, checked.report.archive_kind
     key = archive_key(sha256, kind)
     wrote = False
     try:
@@ -196,18 +184,18 @@ def _same_or_conflict(existing: SkillVersion, sha256: str) -> SkillVersion:
 
 
 def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) -> SkillVersion:
-    report, inspection = checked.report, checked.inspection
+    report = checked.report
     manifest = report.manifest
     version = SkillVersion.objects.create(
         skill=skill,
         version=checked.version,
-        sha256=inspection.sha256,
-        size=inspection.size,
+        sha256=report.archive_sha256,
+        size=report.archive_size,
         archive_key=key,
-        archive_kind=inspection.kind,
+        archive_kind=report.archive_kind,
         manifest=manifest.to_dict(),
         body=report.body,
-        files=[f.to_dict() for f in inspection.files],
+        files=[f.to_dict() for f in report.files],
         warnings=[_problem(f) for f in report.warnings],
         published_by=actor.user,
     )
@@ -229,10 +217,3 @@ def _skill_summary_update(skill: Skill, manifest) -> None:
 
 def _problem(finding) -> dict:
     return {"code": finding.code, "message": finding.message, "path": finding.location}
-
-
-def _finding(code: str, message: str, location: str):
-    from skillctl.format import Finding
-
-    return Finding(code, message, location)
-

@@ -8,6 +8,8 @@ Public API (imported lazily so ``import skillctl.format`` stays cheap):
 - ``parse_skill_md(data, *, folder_name=None, skill_json=None, strict=False)`` -> SkillReport
 - ``load_skill(path, *, strict=False, limits=DEFAULT_LIMITS)`` -> SkillReport for a folder, a
   SKILL.md, a .zip or a .tar.gz; never raises for bad input.
+- ``load_archive(source, *, strict=False, limits=DEFAULT_LIMITS)`` -> SkillReport for an archive
+  given as a path, bytes or a binary file object (what the registry calls on every upload).
 - ``inspect_archive(source, *, limits=DEFAULT_LIMITS)`` -> ArchiveInspection
 - ``extract_archive(source, dest, *, limits=DEFAULT_LIMITS)`` -> Path (raises ArchiveError)
 - ``pack_skill(src_dir, out_path)`` -> PackResult (raises InvalidSkillError)
@@ -34,6 +36,7 @@ _LAZY = {
     "parse_skill_md": "skillctl.format.parse",
     "normalise": "skillctl.format.parse",
     "load_skill": "skillctl.format.load",
+    "load_archive": "skillctl.format.load",
     "inspect_archive": "skillctl.format.archive",
     "extract_archive": "skillctl.format.archive",
     "pack_skill": "skillctl.format.archive",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import IO
 
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.limits import DEFAULT_LIMITS, Limits
@@ -33,7 +34,7 @@ def load_skill(path: str | os.PathLike, *, strict: bool = False, limits: Limits 
         elif target.name.lower() == SKILL_MD.lower():
             report = _load_skill_md(target, target.parent, strict, limits)
         elif target.name.lower().endswith(ARCHIVE_SUFFIXES):
-            report = _load_archive(target, strict, limits)
+            report = load_archive(target, strict=strict, limits=limits)
         else:
             report = _failed(
                 "skill.unsupported_input", f"{given} is not a folder, a SKILL.md, a .zip or a .tar.gz"
@@ -108,10 +109,20 @@ def _folder_files(folder: Path, findings: list[Finding]) -> list:
     return []
 
 
-def _load_archive(archive: Path, strict: bool, limits: Limits) -> SkillReport:
+def load_archive(
+    source: str | os.PathLike | bytes | IO[bytes],
+    *,
+    strict: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> SkillReport:
+    """The verdict on an archive given as a path, bytes or a binary file object.
+
+    The one place archive checks and SKILL.md checks are combined: the registry calls it on
+    every upload and the client on every install, so both apply exactly the same policy.
+    """
     from skillctl.format.archive import inspect_archive
 
-    inspection = inspect_archive(archive, limits=limits)
+    inspection = inspect_archive(source, limits=limits)
     findings = list(inspection.findings)
     if inspection.skill_md is not None:
         location = f"{inspection.root}/{SKILL_MD}" if inspection.root else SKILL_MD
@@ -126,11 +137,12 @@ def _load_archive(archive: Path, strict: bool, limits: Limits) -> SkillReport:
         findings += report.findings
     else:
         report = SkillReport(path="")
-        if inspection.skill_md is None and not any(f.is_error for f in findings):
-            findings.append(error("archive.no_skill_md", f"no {SKILL_MD} in {archive.name}"))
+        if not any(f.is_error for f in findings):
+            findings.append(error("archive.no_skill_md", f"no {SKILL_MD} in the archive"))
     report.findings = findings
     report.files = list(inspection.files)
     report.archive_sha256 = inspection.sha256
     report.archive_size = inspection.size
+    report.archive_kind = inspection.kind
     report.root = inspection.root
     return report

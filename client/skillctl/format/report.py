@@ -27,6 +27,7 @@ class SkillReport:
     files: list[FileEntry] = field(default_factory=list)  # empty for a bare SKILL.md
     archive_sha256: str = ""  # set when the input was an archive
     archive_size: int = 0
+    archive_kind: str = ""  # "zip" | "tar.gz" when the input was an archive
     root: str = ""  # the single top-level folder inside an archive, if any
     strict: bool = False
 

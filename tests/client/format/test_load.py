@@ -186,3 +186,17 @@ def test_folder_with_a_symlink_is_a_finding_not_an_exception(tmp_path):
     report = load_skill(skill)
     assert not report.valid
     assert [f.code for f in report.errors] == ["archive.symlink"]
+
+
+def test_load_archive_takes_bytes_and_file_objects_like_a_path(tmp_path):
+    from skillctl.format import load_archive, pack_skill
+
+    skill = tmp_path / "packed"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: packed\ndescription: Packed.\nversion: 1.0.0\n---\nbody\n")
+    packed = pack_skill(skill, tmp_path / "packed.zip")
+    data = packed.path.read_bytes()
+    reports = [load_archive(packed.path), load_archive(data), load_archive(io.BytesIO(data))]
+    assert {(r.valid, r.name, r.version, r.archive_sha256, r.archive_kind) for r in reports} == {
+        (True, "packed", "1.0.0", packed.sha256, "zip")
+    }
