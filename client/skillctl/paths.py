@@ -56,11 +56,13 @@ def user_skills_dir() -> Path:
 def project_root(start: Path | None = None) -> Path:
     """The current project: the nearest folder up holding skills.toml/.lock or .agents, else cwd."""
     start = (start or Path.cwd()).resolve()
+    home = Path.home().resolve()
     for folder in (start, *start.parents):
+        # ~/.agents is the user scope, never a project: stop before home unless we start there.
+        if folder == home and folder != start:
+            break
         if any((folder / n).exists() for n in (MANIFEST_FILE, LOCK_FILE, ".agents")):
             return folder
-        if folder == Path.home():
-            break
     return start
 
 

@@ -1,0 +1,83 @@
+"""Downloaded archives, content-addressed by sha256 under ``paths.cache_dir()/archives``.
+
+An entry is only ever created by renaming a fully written, already verified file into place,
+and it is hashed again before each use, so a corrupted cache costs a download, never a wrong
+install. Deleting the cache folder at any time is safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from skillctl import paths
+
+_CHUNK = 1 << 16
+_SUFFIXES = (".zip", ".tar.gz")
+
+
+def archives_dir() -> Path:
+    return paths.cache_dir() / "archives"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def archive_suffix(path: Path) -> str:
+    """``.zip`` or ``.tar.gz`` from the first bytes (URLs and caches have no trustworthy name)."""
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    return ".tar.gz" if head[:2] == b"\x1f\x8b" else ".zip"
+
+
+def _entry(sha256: str, suffix: str) -> Path:
+    return archives_dir() / sha256[:2] / f"{sha256}{suffix}"
+
+
+def lookup(sha256: str) -> Path | None:
+    """The cached archive with this digest, re-verified; None when absent or corrupt."""
+    if not sha256:
+        return None
+    for suffix in _SUFFIXES:
+        entry = _entry(sha256, suffix)
+        if entry.is_file():
+            if sha256_file(entry) == sha256:
+                return entry
+            entry.unlink(missing_ok=True)  # corrupt: forget it, the caller downloads again
+    return None
+
+
+def temp_path() -> Path:
+    """A fresh file path inside the cache folder, for a download in progress."""
+    folder = archives_dir() / "tmp"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="dl-", suffix=".part", dir=folder)
+    os.close(fd)
+    return Path(name)
+
+
+def store(path: Path, sha256: str) -> Path:
+    """Move a verified file into the cache under its digest and return the entry."""
+    entry = _entry(sha256, archive_suffix(path))
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, entry)
+    return entry
+
+
+def add_copy(path: Path) -> tuple[Path, str]:
+    """Copy a local archive into the cache (so extraction reads a file nobody else edits)."""
+    tmp = temp_path()
+    digest = hashlib.sha256()
+    with path.open("rb") as src, tmp.open("wb") as dst:
+        while chunk := src.read(_CHUNK):
+            digest.update(chunk)
+            dst.write(chunk)
+    sha = digest.hexdigest()
+    return store(tmp, sha), sha

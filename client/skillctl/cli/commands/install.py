@@ -1,0 +1,208 @@
+"""``install``, ``update``, ``uninstall``, ``list`` and ``verify``.
+
+Thin callers of :mod:`skillctl.installer`: parse arguments, call one operation, print the
+result through :mod:`skillctl.console` (messages to stderr, ``--json`` data to stdout).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from skillctl import console
+from skillctl.agents import CHOICES as AGENT_CHOICES
+from skillctl.cli.app import App, json_option, pass_app
+from skillctl.errors import ExitCode, SkillctlError, UsageError
+
+
+def _global_option(func):
+    return click.option("-g", "--global", "global_", is_flag=True,
+                        help="Use the user scope (~/.agents/skills) instead of the project.")(func)
+
+
+def _force_option(func):
+    return click.option("--force", is_flag=True,
+                        help="Replace local edits, collisions and a changed registry URL.")(func)
+
+
+def _operations(app: App, global_: bool, force: bool = False):
+    from skillctl.installer import Operations
+    from skillctl.project import Scope
+
+    scope = Scope.user() if global_ else Scope.project()
+    progress = sys.stderr.isatty() and not app.json
+    return Operations(scope, config=app.config, progress=progress, force=force)
+
+
+def _print_changes(changes, as_json: bool) -> None:
+    if as_json:
+        console.out_json({"changes": [c.to_dict() for c in changes]})
+        return
+    for c in changes:
+        agents = f" (linked for {', '.join(c.agents)})" if c.agents else ""
+        if c.action in ("installed", "would-install"):
+            verb = "installed" if c.action == "installed" else "would install"
+            where = f" into {_shown(c.path)}" if c.path else ""
+            console.success(f"{verb} {c.name} {c.new} from {c.source}{where}{agents}".replace("  ", " "))
+        elif c.action in ("updated", "would-update"):
+            prefix = "" if c.action == "updated" else "would update "
+            console.success(f"{prefix}{c.name} {c.old or '?'} → {c.new or '?'}{agents}")
+        elif c.action == "restored":
+            console.success(f"restored {c.name} {c.new} from {c.source} into {_shown(c.path)}")
+        elif c.action == "removed":
+            console.success(f"removed {c.name} {c.old}".rstrip())
+        else:
+            console.info(f"{c.name} {c.new} is up to date".replace("  ", " "))
+
+
+def _shown(path: str) -> str:
+    """A path relative to the current folder when it is inside it (shorter, copy-pastable)."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+@click.command()
+@click.argument("sources", nargs=-1)
+@_global_option
+@click.option("--agent", "agents", multiple=True, type=click.Choice(AGENT_CHOICES),
+              help="Also link into this agent's skills folder (repeatable).")
+@click.option("--registry", default="", help="Registry name for NAME arguments (default: the "
+              "skill's recorded registry, else the configured default).")
+@click.option("--frozen", is_flag=True, help="Install exactly skills.lock; fail instead of changing it.")
+@_force_option
+@json_option
+@pass_app
+def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str, ...],
+            registry: str, frozen: bool, force: bool, as_json: bool) -> int:
+    """Install skills, or with no SOURCES exactly what skills.lock says.
+
+    \b
+    SOURCES may be:
+      NAME, NAME@1.2.3, NAME@^1.2, REGISTRY:NAME@SPEC   a registry skill
+      ./folder                                         a local skill folder
+      skill.zip, skill.tar.gz                          a local archive
+      https://host/skill.zip                           an archive URL
+      git+https://host/repo.git#REF:SUBDIR             a git repository (REF, SUBDIR optional)
+
+    Project scope (.agents/skills/, skills.toml and skills.lock in the project root) unless
+    -g. A bare word is always a registry name; write ./NAME for a folder.
+    """
+    ops = _operations(app, global_, force)
+    if frozen and sources:
+        raise UsageError("--frozen installs exactly skills.lock and takes no SOURCES",
+                         hint="Drop --frozen to add skills, or drop the SOURCES.")
+    if sources:
+        changes = ops.install(list(sources), registry=registry, agents=list(agents))
+    else:
+        if agents:
+            raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude")
+        changes = ops.sync(frozen=frozen)
+    _print_changes(changes, as_json)
+    return int(ExitCode.OK)
+
+
+@click.command()
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Update every skill in skills.toml (the default).")
+@click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
+@_global_option
+@_force_option
+@json_option
+@pass_app
+def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool,
+           force: bool, as_json: bool) -> int:
+    """Update skills within the ranges of skills.toml, printing NAME from → to.
+
+    Never crosses a range (^1.0 never becomes 2.0.0: edit skills.toml for that). A skill with
+    local edits is refused, naming the edited files, unless --force.
+    """
+    if names and all_:
+        raise UsageError("give NAMES or --all, not both", hint="skillctl update hello")
+    ops = _operations(app, global_, force)
+    try:
+        changes = ops.update(list(names), dry_run=dry_run)
+    except SkillctlError as err:
+        _print_changes(getattr(err, "changes", []), as_json)
+        raise
+    _print_changes(changes, as_json)
+    return int(ExitCode.OK)
+
+
+@click.command()
+@click.argument("names", nargs=-1, required=True)
+@_global_option
+@json_option
+@pass_app
+def uninstall(app: App, names: tuple[str, ...], global_: bool, as_json: bool) -> int:
+    """Remove skills: their folder, agent links, skills.toml and skills.lock entries."""
+    changes = _operations(app, global_).uninstall(list(names))
+    _print_changes(changes, as_json)
+    return int(ExitCode.OK)
+
+
+@click.command("list")
+@click.option("--all", "all_", is_flag=True, help="Include user scope and extra folders from config.")
+@_global_option
+@json_option
+@pass_app
+def list_(app: App, all_: bool, global_: bool, as_json: bool) -> int:
+    """List installed skills: scope, version, source and gating status."""
+    from skillctl.installer import list_installed
+
+    extra = list(app.config.skill_dirs) if all_ else []
+    data = list_installed(include_user=all_, only_user=global_ and not all_, extra_dirs=extra,
+                          config=app.config)
+    if as_json:
+        console.out_json(data)
+        return int(ExitCode.OK)
+    rows = [[s["name"], s["version"] or "-", s["scope"], s["source"], _gating_text(s["gating"])]
+            for s in data["skills"]]
+    if not rows:
+        console.info("No skills installed here. Add one with `skillctl install NAME`.")
+    console.table(["name", "version", "scope", "source", "status"], rows)
+    for c in data["collisions"]:
+        console.warn(f"{c['name']}: {c['used']} shadows {', '.join(c['shadowed'])}")
+    return int(ExitCode.OK)
+
+
+def _gating_text(gating: dict) -> str:
+    if gating["ok"] is None:
+        return "unknown"
+    if gating["ok"]:
+        return "ok"
+    return "; ".join(f"{f['gate']}: {f['reason']}" for f in gating["failures"])
+
+
+@click.command()
+@click.argument("names", nargs=-1)
+@click.option("--offline", is_flag=True, help="Skip asking the registry about yanked versions.")
+@_global_option
+@json_option
+@pass_app
+def verify(app: App, names: tuple[str, ...], offline: bool, global_: bool, as_json: bool) -> int:
+    """Check installed skills against skills.lock (and the registry).
+
+    Exit 1 naming every changed, missing or extra file, and every version the registry has
+    yanked or quarantined since it was locked.
+    """
+    results = _operations(app, global_).verify(list(names), registry_status=not offline)
+    bad = [r for r in results if not r["ok"]]
+    if as_json:
+        console.out_json({"ok": not bad, "skills": results})
+    else:
+        for r in results:
+            label = f"{r['name']} {r['version'] or ''}".rstrip()
+            console.out(f"ok      {label}" if r["ok"] else f"FAILED  {label}")
+            for p in r["problems"]:
+                console.out(f"  {p['code']}: {p['message']}")
+        if not results:
+            console.info("Nothing to verify: skills.lock is empty.")
+        elif bad:
+            console.error(f"{len(bad)} of {len(results)} skills failed verification",
+                          "Run `skillctl install --force` to restore every skill exactly as locked.")
+    return int(ExitCode.FAILURE if bad else ExitCode.OK)

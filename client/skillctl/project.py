@@ -1,0 +1,250 @@
+"""``skills.toml`` (what is wanted) and ``skills.lock`` (what is installed, exactly).
+
+Both are TOML, written in a fixed order (skills by name, keys in a fixed order, files by path)
+so that the same state always gives the same bytes and diffs stay small. Writes are atomic:
+a temporary file beside the target, fsync, then one rename.
+
+skills.toml, one table per skill; the key present says where it comes from (like Cargo)::
+
+    [skills.hello]            # a registry skill: a version range and the registry's name
+    registry = "default"
+    version = "^1.0"
+
+    [skills.notes]
+    path = "../skills/notes"  # a local folder (relative to the project)
+
+    [skills.fmt]
+    archive = "dist/fmt.zip"  # a local .zip / .tar.gz
+
+    [skills.pdf]
+    url = "https://example.org/pdf.zip"
+
+    [skills.review]
+    git = "https://example.org/team/skills.git"
+    ref = "v1"                # branch, tag or commit (optional)
+    subdir = "skills/review"  # the skill's folder inside the repository (optional)
+
+Any skill may also list ``agents = ["claude", ...]`` to be linked into those agents' folders.
+
+skills.lock adds what was resolved: the exact ``version``, the ``registry_url`` it came from,
+the archive ``sha256`` (for folders and git: the sha256 of the reproducible pack), the git
+``commit``, and the sha256 of every installed file under ``[skills.<name>.files]``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from skillctl import paths
+from skillctl.errors import SkillctlError
+
+LOCK_VERSION = 1
+SOURCE_KEYS = ("registry", "version", "path", "archive", "url", "git", "ref", "subdir")
+_LOCK_HEADER = (
+    "# skills.lock: written by skillctl, do not edit by hand.\n"
+    "# It pins the exact version, origin and sha256 of every installed skill.\n\n"
+)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where one scope keeps its skills, its skills.toml and its skills.lock.
+
+    Project scope: ``<project>/.agents/skills/`` with skills.toml and skills.lock in the project
+    root. User scope (``-g``): ``~/.agents/skills/`` with skills.toml and skills.lock beside it,
+    in ``~/.agents/``.
+    """
+
+    name: str  # "project" | "user"
+    skills_dir: Path
+    manifest_path: Path
+    lock_path: Path
+    base: Path  # relative paths in skills.toml are relative to this folder; agents link here
+
+    @classmethod
+    def project(cls, root: Path | None = None) -> Scope:
+        root = (root or paths.project_root()).resolve()
+        return cls(
+            "project",
+            paths.project_skills_dir(root),
+            root / paths.MANIFEST_FILE,
+            root / paths.LOCK_FILE,
+            root,
+        )
+
+    @classmethod
+    def user(cls) -> Scope:
+        skills = paths.user_skills_dir().expanduser()
+        return cls(
+            "user",
+            skills,
+            skills.parent / paths.MANIFEST_FILE,
+            skills.parent / paths.LOCK_FILE,
+            Path.home(),
+        )
+
+    @property
+    def work_dir(self) -> Path:
+        """Staging, journal and the file lock: beside the skills folder, same file system."""
+        return self.skills_dir.parent / ".skillyard-tmp"
+
+
+@dataclass
+class Wanted:
+    """One entry of skills.toml."""
+
+    name: str
+    source: dict[str, str]  # a subset of SOURCE_KEYS; see the module docstring
+    agents: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept as they are
+
+    def to_toml(self) -> dict[str, Any]:
+        table: dict[str, Any] = {k: self.source[k] for k in SOURCE_KEYS if self.source.get(k)}
+        if self.agents:
+            table["agents"] = sorted(set(self.agents))
+        table.update({k: self.extra[k] for k in sorted(self.extra)})
+        return table
+
+    @classmethod
+    def from_toml(cls, name: str, table: dict[str, Any]) -> Wanted:
+        source = {k: str(table[k]) for k in SOURCE_KEYS if table.get(k) not in (None, "")}
+        agents = [str(a) for a in table.get("agents", [])]
+        extra = {k: v for k, v in table.items() if k not in SOURCE_KEYS and k != "agents"}
+        return cls(name, source, agents, extra)
+
+
+@dataclass
+class Locked:
+    """One entry of skills.lock."""
+
+    name: str
+    version: str  # the exact version ("" when a local skill declares none)
+    sha256: str  # the archive's sha256 (reproducible pack for folders and git)
+    source: dict[str, str]  # as in skills.toml, with the range replaced by nothing
+    registry_url: str = ""
+    commit: str = ""  # git sources: the commit the ref resolved to
+    files: dict[str, str] = field(default_factory=dict)  # path -> sha256
+
+    def to_toml(self) -> dict[str, Any]:
+        table: dict[str, Any] = {"version": self.version}
+        for key in ("registry", "path", "archive", "url", "git", "ref", "subdir"):
+            if self.source.get(key):
+                table[key] = self.source[key]
+        if self.registry_url:
+            table["registry_url"] = self.registry_url
+        if self.commit:
+            table["commit"] = self.commit
+        table["sha256"] = self.sha256
+        table["files"] = {p: self.files[p] for p in sorted(self.files)}
+        return table
+
+    @classmethod
+    def from_toml(cls, name: str, table: dict[str, Any]) -> Locked:
+        source = {
+            k: str(table[k])
+            for k in ("registry", "path", "archive", "url", "git", "ref", "subdir")
+            if table.get(k)
+        }
+        return cls(
+            name=name,
+            version=str(table.get("version", "")),
+            sha256=str(table.get("sha256", "")),
+            source=source,
+            registry_url=str(table.get("registry_url", "")),
+            commit=str(table.get("commit", "")),
+            files={str(k): str(v) for k, v in (table.get("files") or {}).items()},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **self.to_toml()}
+
+
+def source_kind(source: dict[str, str]) -> str:
+    """registry | folder | archive | url | git, from the keys of a source record."""
+    for key, kind in (("git", "git"), ("url", "url"), ("archive", "archive"), ("path", "folder")):
+        if source.get(key):
+            return kind
+    return "registry"
+
+
+def _read_toml(path: Path, what: str) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise SkillctlError(
+            f"{path} is not valid TOML: {err}",
+            hint=f"Fix the {what} by hand, or delete it and run `skillctl install` again.",
+            code=f"{what.replace('.', '_')}_invalid",
+        ) from err
+
+
+def _skills_table(data: dict[str, Any], path: Path) -> dict[str, dict[str, Any]]:
+    skills = data.get("skills", {})
+    if not isinstance(skills, dict) or not all(isinstance(v, dict) for v in skills.values()):
+        raise SkillctlError(
+            f"{path}: [skills] must hold one table per skill",
+            hint='Write entries as `[skills.NAME]` with `version = "^1.0"` or `path = "..."`.',
+            code="manifest_invalid",
+        )
+    return skills
+
+
+def read_manifest(path: Path) -> dict[str, Wanted]:
+    skills = _skills_table(_read_toml(path, "skills.toml"), path)
+    return {name: Wanted.from_toml(name, table) for name, table in skills.items()}
+
+
+def read_lock(path: Path) -> dict[str, Locked]:
+    data = _read_toml(path, "skills.lock")
+    version = data.get("lock-version", LOCK_VERSION)
+    if version != LOCK_VERSION:
+        raise SkillctlError(
+            f"{path} has lock-version {version}; this skillctl reads version {LOCK_VERSION}",
+            hint="Upgrade skillctl, or delete skills.lock and run `skillctl install`.",
+            code="lock_version",
+        )
+    skills = _skills_table(data, path)
+    return {name: Locked.from_toml(name, table) for name, table in skills.items()}
+
+
+def render_manifest(wanted: dict[str, Wanted]) -> str:
+    body = {"skills": {n: wanted[n].to_toml() for n in sorted(wanted)}}
+    return tomli_w.dumps(body)
+
+
+def render_lock(locked: dict[str, Locked]) -> str:
+    body = {"lock-version": LOCK_VERSION, "skills": {n: locked[n].to_toml() for n in sorted(locked)}}
+    return _LOCK_HEADER + tomli_w.dumps(body)
+
+
+def write_manifest(path: Path, wanted: dict[str, Wanted]) -> None:
+    atomic_write_text(path, render_manifest(wanted))
+
+
+def write_lock(path: Path, locked: dict[str, Locked]) -> None:
+    atomic_write_text(path, render_lock(locked))
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,173 @@
+"""The install commands as a user meets them: JSON, colour, hints, exit codes, progress."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_spec = importlib.util.spec_from_file_location(
+    "installer_fakes_c", Path(__file__).parents[1] / "test_installer_fakes.py")
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+COMMAND = [sys.executable, "-m", "skillctl"]
+
+
+@pytest.fixture
+def registry(tmp_path):
+    reg = F.FakeRegistry(tmp_path / "reg")
+    for v in ("1.0.0", "1.1.0", "2.0.0"):
+        reg.publish("hello", v)
+    yield reg
+    reg.close()
+
+
+@pytest.fixture
+def cli(tmp_path, registry):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    base = {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"),
+            "SKILLYARD_USER_SKILLS": str(tmp_path / "user"), "SKILLYARD_REGISTRY": registry.url}
+    for var in ("SKILLYARD_TOKEN", "NO_COLOR", "FORCE_COLOR"):
+        base.pop(var, None)
+
+    def run(*args: str, **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*COMMAND, *args], cwd=proj, env={**base, **env},
+                              capture_output=True, text=True, timeout=60)
+
+    run.project = proj
+    run.env = base
+    return run
+
+
+def test_every_install_command_speaks_json_on_stdout(cli, registry):
+    install = json.loads(cli("install", "hello@^1.0", "--json").stdout)
+    assert install["changes"][0] | {"path": None} == {
+        "name": "hello", "action": "installed", "from": None, "to": "1.1.0",
+        "source": f"registry {registry.url}", "path": None, "agents": []}
+    registry.publish("hello", "1.2.0")
+    update = json.loads(cli("update", "--dry-run", "--json").stdout)
+    assert update["changes"][0]["action"] == "would-update"
+    assert json.loads(cli("list", "--json").stdout)["skills"][0]["version"] == "1.1.0"
+    verify = json.loads(cli("verify", "--json").stdout)
+    assert verify["ok"] is True and verify["skills"][0]["name"] == "hello"
+    removed = json.loads(cli("uninstall", "hello", "--json").stdout)
+    assert removed["changes"][0]["action"] == "removed"
+
+
+def test_update_prints_from_to_and_never_crosses_the_range(cli, registry):
+    cli("install", "hello@^1.0")
+    registry.publish("hello", "1.2.0")
+    r = cli("update", "hello")
+    assert r.returncode == 0 and "hello 1.1.0 → 1.2.0" in r.stderr
+    r = cli("update", "--all")
+    assert "hello 1.2.0 is up to date" in r.stderr
+
+
+def test_errors_have_hints_and_documented_exit_codes(cli, registry, tmp_path):
+    usage = cli("install", "Not_A_Name")
+    assert usage.returncode == 2 and "hint:" in usage.stderr
+    missing = cli("install", "nosuch")
+    assert missing.returncode == 1 and "hint:" in missing.stderr
+    offline = cli("install", "hello", SKILLYARD_REGISTRY=f"http://127.0.0.1:{_closed_port()}")
+    assert offline.returncode == 3 and "hint:" in offline.stderr
+    registry.served[("hello", "2.0.0")] = b"PK\x05\x06" + b"\0" * 18
+    tampered = cli("install", "hello")
+    assert tampered.returncode == 4 and "hint:" in tampered.stderr
+    assert not (cli.project / ".agents/skills/hello").exists()
+    frozen = cli("install", "--frozen", "hello")
+    assert frozen.returncode == 2 and "hint:" in frozen.stderr
+    nothing = cli("uninstall", "hello")
+    assert nothing.returncode == 1 and "hint:" in nothing.stderr
+
+
+def test_json_errors_are_one_json_line_on_stdout(cli):
+    r = cli("install", "nosuch", "--json")
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["error"] == "not_found"
+
+
+def test_verify_names_the_edited_file_and_exits_1(cli):
+    cli("install", "hello@^1.0")
+    (cli.project / ".agents/skills/hello/SKILL.md").write_text("edited\n")
+    r = cli("verify")
+    assert r.returncode == 1 and "SKILL.md" in r.stdout and "hint:" in r.stderr
+
+
+def test_no_color_is_honoured(cli):
+    coloured = cli("install", "nosuch", FORCE_COLOR="1")
+    assert "\x1b[" in coloured.stderr  # the test can see colour when there is some
+    plain = cli("install", "nosuch", FORCE_COLOR="1", NO_COLOR="1")
+    assert "\x1b[" not in plain.stderr and "error:" in plain.stderr
+
+
+def test_download_shows_a_progress_bar_on_a_terminal(cli):
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*COMMAND, "install", "hello"], cwd=cli.project, env=cli.env,
+                            stdout=subprocess.PIPE, stderr=slave)
+    proc.wait(timeout=60)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    assert b"bytes" in seen and "━".encode() in seen
+
+
+def test_agents_are_linked_and_listed(cli):
+    r = cli("install", "hello", "--agent", "claude", "--agent", "gemini")
+    assert r.returncode == 0, r.stderr
+    for folder in (".claude/skills/hello", ".gemini/skills/hello"):
+        assert (cli.project / folder / "SKILL.md").exists()
+    bad = cli("install", "hello", "--agent", "vim")
+    assert bad.returncode == 2
+
+
+def test_help_documents_sources_and_exit_codes(cli):
+    assert "git+https://host/repo.git#REF:SUBDIR" in cli("install", "--help").stdout
+    assert "4 integrity error" in cli("--help").stdout
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_list_all_adds_user_scope_and_extra_folders_with_gating(cli, registry, tmp_path):
+    assert cli("install", "hello@^1.0").returncode == 0
+    assert cli("install", "-g", "hello@1.0.0").returncode == 0
+    extra = tmp_path / "extra/tool"
+    extra.mkdir(parents=True)
+    (extra / "SKILL.md").write_text("---\nname: tool\ndescription: needs a binary nobody has.\n"
+                                    "metadata:\n  openclaw:\n    requires:\n"
+                                    "      bins: [surely-not-installed-bin]\n---\nbody\n")
+    (tmp_path / "home/config").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "home/config/config.toml").write_text(f'skill_dirs = ["{extra.parent}"]\n')
+    project_only = json.loads(cli("list", "--json").stdout)["skills"]
+    assert [(s["name"], s["scope"]) for s in project_only] == [("hello", "project")]
+    everything = json.loads(cli("list", "--all", "--json").stdout)
+    rows = {(s["name"], s["scope"]): s for s in everything["skills"]}
+    assert rows[("hello", "project")]["version"] == "1.1.0"
+    assert rows[("tool", "extra")]["gating"]["ok"] is False
+    assert [c["name"] for c in everything["collisions"]] == ["hello"]  # project shadows user
+    user_only = json.loads(cli("list", "-g", "--json").stdout)["skills"]
+    assert [(s["name"], s["version"], s["scope"]) for s in user_only] == [("hello", "1.0.0", "user")]
+    table = cli("list", "--all")
+    assert "surely-not-installed-bin" in table.stdout

@@ -1,0 +1,69 @@
+"""--agent links: the documented folders, relative links, never clobbering someone's folder."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from skillctl import agents
+from skillctl.errors import ExitCode, SkillctlError
+
+
+@pytest.fixture
+def installed(tmp_path):
+    skill = tmp_path / ".agents/skills/hello"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: hello\ndescription: hi\n---\n")
+    return skill
+
+
+def test_all_expands_to_every_documented_agent():
+    assert agents.expand(["all"]) == sorted(agents.AGENTS)
+    assert set(agents.AGENTS) == {"claude", "codex", "cursor", "copilot", "gemini", "opencode", "openclaw"}
+
+
+def test_unknown_agent_is_a_usage_error():
+    with pytest.raises(SkillctlError) as err:
+        agents.expand(["vim"])
+    assert err.value.exit_code == ExitCode.USAGE and err.value.hint
+
+
+@pytest.mark.parametrize(("agent", "project", "user"), [
+    ("claude", ".claude/skills", ".claude/skills"),
+    ("copilot", ".github/skills", ".copilot/skills"),
+    ("opencode", ".opencode/skills", ".config/opencode/skills"),
+    ("openclaw", "skills", ".openclaw/skills"),
+])
+def test_documented_folders(tmp_path, agent, project, user):
+    assert agents.agent_folder(agent, scope="project", base=tmp_path) == tmp_path / project
+    assert agents.agent_folder(agent, scope="user", base=tmp_path) == tmp_path / user
+
+
+def test_links_are_relative_and_codex_needs_none(tmp_path, installed):
+    made = agents.link("hello", installed, ["all"], scope="project", base=tmp_path)
+    assert tmp_path / ".agents/skills/hello" not in made  # codex reads .agents/skills itself
+    claude = tmp_path / ".claude/skills/hello"
+    assert claude in made and not os.path.isabs(os.readlink(claude))
+    assert (claude / "SKILL.md").exists()
+    moved = tmp_path.parent / "moved"
+    tmp_path.rename(moved)  # a project moved elsewhere keeps working links
+    assert (moved / ".claude/skills/hello/SKILL.md").exists()
+
+
+def test_someone_elses_folder_is_a_collision_unless_forced(tmp_path, installed):
+    theirs = tmp_path / ".cursor/skills/hello"
+    theirs.mkdir(parents=True)
+    with pytest.raises(SkillctlError) as err:
+        agents.link("hello", installed, ["cursor"], scope="project", base=tmp_path)
+    assert err.value.code == "collision" and theirs.is_dir() and not theirs.is_symlink()
+    agents.link("hello", installed, ["cursor"], scope="project", base=tmp_path, force=True)
+    assert theirs.is_symlink()
+
+
+def test_unlink_only_removes_our_links(tmp_path, installed):
+    agents.link("hello", installed, ["claude"], scope="project", base=tmp_path)
+    theirs = tmp_path / ".gemini/skills/hello"
+    theirs.mkdir(parents=True)
+    agents.unlink("hello", installed.parent, ["claude", "gemini"], scope="project", base=tmp_path)
+    assert not (tmp_path / ".claude/skills/hello").exists() and theirs.is_dir()

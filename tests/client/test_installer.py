@@ -1,0 +1,262 @@
+"""install / update / uninstall / verify through the library, against a registry over HTTP."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from skillctl.config import Config, Registry
+from skillctl.errors import ExitCode, SkillctlError
+from skillctl.installer import Operations
+from skillctl.project import Scope, read_lock, read_manifest
+
+fakes = Path(__file__).with_name("test_installer_fakes.py")
+import importlib.util  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("installer_fakes_t", fakes)
+F = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(F)
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SKILLYARD_USER_SKILLS", str(tmp_path / "user" / ".agents" / "skills"))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("SKILLYARD_REGISTRY", raising=False)
+    monkeypatch.delenv("SKILLYARD_TOKEN", raising=False)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    monkeypatch.chdir(proj)
+    return proj
+
+
+@pytest.fixture
+def registry(tmp_path):
+    reg = F.FakeRegistry(tmp_path / "reg")
+    yield reg
+    reg.close()
+
+
+def ops_for(proj: Path, *regs: tuple[str, str], default: str = "main", force: bool = False) -> Operations:
+    config = Config(registries={n: Registry(n, url) for n, url in regs}, default_registry=default)
+    return Operations(Scope.project(proj), config=config, progress=False, force=force)
+
+
+@pytest.fixture
+def ops(env, registry):
+    for v in ("1.0.0", "1.1.0", "2.0.0"):
+        registry.publish("hello", v)
+    return ops_for(env, ("main", registry.url))
+
+
+def test_install_range_places_highest_match_and_locks_sha(ops, registry, env):
+    [change] = ops.install(["hello@^1.0"])
+    assert (change.action, change.new) == ("installed", "1.1.0")
+    assert "Version 1.1.0" in (env / ".agents/skills/hello/SKILL.md").read_text()
+    lock = read_lock(env / "skills.lock")["hello"]
+    assert lock.sha256 == registry.skills["hello"]["1.1.0"]["sha256"]
+    assert lock.registry_url == registry.url and set(lock.files) == {"SKILL.md"}
+    assert read_manifest(env / "skills.toml")["hello"].source == {"registry": "main", "version": "^1.0"}
+
+
+def test_install_without_spec_records_caret_of_resolved_version(ops, env):
+    ops.install(["hello"])
+    assert read_manifest(env / "skills.toml")["hello"].source["version"] == "^2.0.0"
+
+
+def test_lock_file_is_deterministic_toml(ops, env):
+    ops.install(["hello@^1.0"])
+    first = (env / "skills.lock").read_bytes()
+    shutil.rmtree(env / ".agents")
+    ops.sync()
+    assert (env / "skills.lock").read_bytes() == first
+    assert tomllib.loads(first.decode())["lock-version"] == 1
+
+
+def test_verify_names_edited_missing_and_extra_files(ops, env):
+    ops.install(["hello@^1.0"])
+    assert ops.verify()[0]["ok"]
+    skill = env / ".agents/skills/hello"
+    (skill / "SKILL.md").write_text("edited")
+    (skill / "notes.txt").write_text("mine")
+    [result] = ops.verify()
+    assert not result["ok"]
+    assert {(p["code"], p["path"]) for p in result["problems"]} == {
+        ("file_changed", "SKILL.md"), ("file_extra", "notes.txt")}
+
+
+def test_frozen_install_restores_deleted_folder_from_cache_without_network(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    shutil.rmtree(env / ".agents")
+    registry.requests.clear()
+    [change] = ops.sync(frozen=True)
+    assert (change.action, change.new) == ("restored", "1.1.0") and "Version 1.1.0" in (env / ".agents/skills/hello/SKILL.md").read_text()
+    assert registry.requests == [] or all("download" not in r for r in registry.requests)
+
+
+def test_frozen_fails_when_manifest_and_lock_disagree(ops, env):
+    ops.install(["hello@^1.0"])
+    (env / "skills.toml").write_text('[skills.hello]\nregistry = "main"\nversion = "^2.0"\n')
+    with pytest.raises(SkillctlError) as err:
+        ops.sync(frozen=True)
+    assert err.value.code == "lock_mismatch"
+    assert read_lock(env / "skills.lock")["hello"].version == "1.1.0"
+
+
+def test_update_stays_within_range_and_prints_from_to(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    registry.publish("hello", "1.2.0")
+    registry.publish("hello", "2.1.0")
+    [dry] = ops.update(["hello"], dry_run=True)
+    assert (dry.action, dry.old, dry.new) == ("would-update", "1.1.0", "1.2.0")
+    assert read_lock(env / "skills.lock")["hello"].version == "1.1.0"
+    [change] = ops.update(["hello"])
+    assert (change.action, change.old, change.new) == ("updated", "1.1.0", "1.2.0")
+    assert ops.update()[0].action == "unchanged"
+
+
+def test_update_of_untouched_install_never_claims_local_changes(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    (env / ".agents/skills/hello/__pycache__").mkdir()  # running a script leaves this: not an edit
+    (env / ".agents/skills/hello/__pycache__/x.pyc").write_bytes(b"\0")
+    registry.publish("hello", "1.2.0")
+    assert ops.update(["hello"])[0].new == "1.2.0"
+
+
+def test_update_with_local_edits_refuses_naming_files_unless_forced(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    (env / ".agents/skills/hello/SKILL.md").write_text("mine")
+    registry.publish("hello", "1.2.0")
+    with pytest.raises(SkillctlError) as err:
+        ops.update(["hello"])
+    assert err.value.code == "local_changes" and "SKILL.md" in err.value.message
+    assert (env / ".agents/skills/hello/SKILL.md").read_text() == "mine"
+    ops.force = True
+    assert ops.update(["hello"])[0].new == "1.2.0"
+
+
+def test_tampered_download_is_refused_with_exit_4_and_nothing_installed(ops, registry, env):
+    registry.served[("hello", "1.1.0")] = registry.skills["hello"]["1.0.0"]["data"]
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["hello@^1.0"])
+    assert err.value.exit_code == ExitCode.INTEGRITY
+    assert not (env / ".agents/skills/hello").exists()
+    assert read_lock(env / "skills.lock") == {}
+
+
+def test_registry_sha_differing_from_lock_is_refused_with_exit_4(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    shutil.rmtree(env / ".agents")
+    shutil.rmtree(Path.cwd().parent / "home" / "cache")
+    registry.set_version("hello", "1.1.0", sha256="0" * 64)
+    with pytest.raises(SkillctlError) as err:
+        ops.sync()
+    assert err.value.exit_code == ExitCode.INTEGRITY
+    assert not (env / ".agents/skills/hello").exists()
+
+
+def test_verify_reports_yanked_and_quarantined_versions(ops, registry, env):
+    ops.install(["hello@^1.0"])
+    registry.set_version("hello", "1.1.0", yanked=True, yanked_reason="leaks tokens")
+    codes = [p["code"] for p in ops.verify()[0]["problems"]]
+    assert codes == ["yanked"]
+    registry.set_version("hello", "1.1.0", yanked=False, status="quarantined")
+    assert [p["code"] for p in ops.verify()[0]["problems"]] == ["status_quarantined"]
+    assert ops.verify(registry_status=False)[0]["ok"]
+
+
+def test_same_name_on_two_registries_never_switches_silently(env, tmp_path):
+    corp, public = F.FakeRegistry(tmp_path / "corp"), F.FakeRegistry(tmp_path / "public")
+    try:
+        corp.publish("hello", "1.0.0", files={"corp.txt": "private"})
+        public.publish("hello", "1.5.0", files={"evil.txt": "public"})
+        ops = ops_for(env, ("corp", corp.url), ("public", public.url), default="corp")
+        ops.install(["hello"])
+        assert read_lock(env / "skills.lock")["hello"].registry_url == corp.url
+        # The default registry changes to the public one: installs and updates stay on corp.
+        ops = ops_for(env, ("corp", corp.url), ("public", public.url), default="public")
+        assert ops.install(["hello"])[0].action == "unchanged"
+        assert ops.update()[0].action == "unchanged"
+        shutil.rmtree(env / ".agents")
+        ops.sync()
+        assert (env / ".agents/skills/hello/corp.txt").exists()
+        with pytest.raises(SkillctlError) as err:
+            ops.install(["public:hello"])
+        assert err.value.code == "collision"
+        # The registry's name now points elsewhere: refused, the lock names the old URL.
+        ops = ops_for(env, ("corp", public.url), default="corp")
+        shutil.rmtree(env / ".agents")
+        with pytest.raises(SkillctlError) as err:
+            ops.sync()
+        assert err.value.code == "registry_changed"
+    finally:
+        corp.close()
+        public.close()
+
+
+def test_same_name_from_folder_collides_with_registry_install(ops, env, tmp_path):
+    ops.install(["hello@^1.0"])
+    folder = F.make_skill(tmp_path / "local", "hello", "9.0.0")
+    with pytest.raises(SkillctlError) as err:
+        ops.install([str(folder)])
+    assert err.value.code == "collision"
+    assert read_lock(env / "skills.lock")["hello"].version == "1.1.0"
+    ops.force = True
+    assert ops.install([str(folder)])[0].new == "9.0.0"
+    assert "path" in read_manifest(env / "skills.toml")["hello"].source
+
+
+def test_unmanaged_folder_is_a_collision(ops, env):
+    F.make_skill(env / ".agents/skills", "hello", "0.1.0").rename(env / ".agents/skills/hello")
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["hello"])
+    assert err.value.code == "collision"
+
+
+def test_uninstall_removes_folder_lock_entry_and_agent_links(ops, env):
+    ops.install(["hello@^1.0"], agents=["claude", "codex"])
+    link = env / ".claude/skills/hello"
+    assert link.is_symlink() and (link / "SKILL.md").exists()
+    [change] = ops.uninstall(["hello"])
+    assert change.action == "removed"
+    assert not (env / ".agents/skills/hello").exists() and not link.is_symlink()
+    assert read_lock(env / "skills.lock") == {} and read_manifest(env / "skills.toml") == {}
+    with pytest.raises(SkillctlError) as err:
+        ops.uninstall(["hello"])
+    assert err.value.code == "not_installed"
+
+
+def test_registry_routing_manifest_is_saved(ops, registry, env, monkeypatch):
+    import skillctl.routing.manifests as manifests
+
+    saved = []
+    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
+    ops.install(["hello@^1.0"])
+    assert saved == [("hello", registry.skills["hello"]["1.3.0"]["sha256"], {"keywords": ["greet"]})]
+
+
+def test_global_scope_has_its_own_lock(env, registry, tmp_path):
+    registry.publish("hello", "1.0.0")
+    config = Config(registries={"main": Registry("main", registry.url)}, default_registry="main")
+    ops = Operations(Scope.user(), config=config, progress=False)
+    ops.install(["hello"])
+    user = tmp_path / "user/.agents"
+    assert (user / "skills/hello/SKILL.md").exists() and (user / "skills.lock").exists()
+    assert not (env / "skills.lock").exists()
+
+
+def test_symlink_in_place_of_a_skill_is_replaced_only_with_force(ops, env, tmp_path):
+    dev = F.make_skill(tmp_path / "dev", "hello", "0.0.1")
+    (env / ".agents/skills").mkdir(parents=True)
+    (env / ".agents/skills/hello").symlink_to(dev)
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["hello@^1.0"])
+    assert err.value.code == "collision"
+    ops.force = True
+    ops.install(["hello@^1.0"])
+    assert not (env / ".agents/skills/hello").is_symlink() and (dev / "SKILL.md").exists()

@@ -1,0 +1,137 @@
+"""A registry speaking the v1 read API over real HTTP, for the installer's tests.
+
+It stands in for the internet edge only: the client under test uses its real HTTP client,
+cache, extraction and file system. (tests/e2e runs the same flows against the real Django
+registry.) Other test modules load this file by path (tests are not a package).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import httpx
+
+SKILL_MD = """---
+name: {name}
+description: {name} does a small test thing when asked about {name}.
+version: {version}
+license: MIT
+---
+
+# {name}
+
+Version {version} instructions.
+"""
+
+
+def make_skill(root: Path, name: str, version: str = "1.0.0", files: dict[str, str] | None = None) -> Path:
+    folder = root / f"{name}-{version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(SKILL_MD.format(name=name, version=version))
+    for rel, text in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+def pack(folder: Path, out_dir: Path) -> bytes:
+    from skillctl.format import pack_skill
+
+    out = out_dir / f"{folder.name}.zip"
+    pack_skill(folder, out)
+    return out.read_bytes()
+
+
+class FakeRegistry:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.skills: dict[str, dict[str, dict]] = {}  # name -> version -> entry
+        self.served: dict[tuple[str, str], bytes] = {}  # bytes served instead (tampering)
+        self.requests: list[str] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def publish(self, name: str, version: str, files: dict[str, str] | None = None,
+                routing_manifest: dict | None = None) -> str:
+        data = pack(make_skill(self.tmp / "src" / name, name, version, files), self.tmp)
+        sha = hashlib.sha256(data).hexdigest()
+        self.skills.setdefault(name, {})[version] = {
+            "version": version, "sha256": sha, "size": len(data), "status": "published",
+            "yanked": False, "yanked_reason": "", "data": data,
+            "routing_manifest": routing_manifest,
+        }
+        return sha
+
+    def set_version(self, name: str, version: str, **fields) -> None:
+        self.skills[name][version].update(fields)
+
+    def _detail(self, name: str) -> dict:
+        versions = [{k: v for k, v in e.items() if k not in ("data", "routing_manifest")}
+                    for e in self.skills[name].values()]
+        return {"name": name, "versions": versions, "dist_tags": {}}
+
+    def _handler(self):
+        registry = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):  # noqa: N802
+                path = unquote(urlparse(self.path).path)
+                registry.requests.append(path)
+                parts = path.strip("/").split("/")
+                if parts[:3] != ["api", "v1", "skills"] or len(parts) < 4 or parts[3] not in registry.skills:
+                    return self._json(404, {"detail": "not found"})
+                name = parts[3]
+                if len(parts) == 4:
+                    return self._json(200, registry._detail(name))
+                entry = registry.skills[name].get(parts[5]) if len(parts) >= 6 else None
+                if entry is None:
+                    return self._json(404, {"detail": "no such version"})
+                if len(parts) == 6:
+                    body = {k: v for k, v in entry.items() if k != "data"}
+                    return self._json(200, body)
+                data = registry.served.get((name, entry["version"]), entry["data"])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/zip")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _json(self, status: int, body: dict):
+                raw = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        return Handler
+
+
+def test_fake_registry_serves_the_v1_read_contract(tmp_path):
+    reg = FakeRegistry(tmp_path)
+    try:
+        sha = reg.publish("hello", "1.0.0")
+        detail = httpx.get(f"{reg.url}/api/v1/skills/hello").json()
+        assert detail["versions"][0]["sha256"] == sha
+        data = httpx.get(f"{reg.url}/api/v1/skills/hello/versions/1.0.0/download").content
+        assert hashlib.sha256(data).hexdigest() == sha
+        assert httpx.get(f"{reg.url}/api/v1/skills/nope").status_code == 404
+    finally:
+        reg.close()
