@@ -10,11 +10,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_FILE = ROOT / "docs" / "skillset_example.py"
 
-EXAMPLE = '"""Route a user\'s message to installed skills and build the agent\'s prompt (skillctl API)."""\nfrom skillctl import SkillSet\n\nskills = SkillSet.discover()  # .agents/skills of this project, then ~/.agents/skills\nhistory = ["Deploy the api to our Kubernetes cluster"]\nmessage = "and for staging too"  # a fragment: routed together with the history\n\nfor match in skills.route(message, history=history):\n    print(f"{match.name} {match.score:.2f}", "; ".join(match.reasons))\n\nsystem_prompt = "You are a helpful agent.\\n\\n" + skills.prompt(message, history=history, tier="auto")\ntools = skills.tool_definitions("anthropic")  # or "openai": load_skill, read_skill_file\n\n# When the model calls a tool, hand the call back to the SkillSet:\nreply = skills.handle_tool_call("load_skill", {"name": "k8s-deploy"})\nprint(reply.splitlines()[0])\nprint(skills.handle_tool_call("read_skill_file", {"name": "k8s-deploy", "path": "../../etc/passwd"}))\n'
+README = ROOT / "README.md"
 
 
-def test_example_file_matches_the_readme_copy():
-    assert EXAMPLE_FILE.read_text("utf-8") == EXAMPLE
+def test_readme_shows_the_example_that_runs():
+    """The README's Python block is docs/skillset_example.py verbatim, so what readers copy runs."""
+    readme = README.read_text("utf-8")
+    assert "```python\n" + EXAMPLE_FILE.read_text("utf-8") + "```" in readme
 
 
 def test_example_runs(tmp_path):
