@@ -69,3 +69,21 @@ def test_unexpected_exception_is_reported_without_traceback(monkeypatch, capsys)
 def test_error_json_shape(cls, code) -> None:
     data = cls("msg", hint="h").to_dict()
     assert data == {"error": cls.code, "message": "msg", "hint": "h", "exit_code": code}
+
+
+def _all_commands(group: click.Group, ctx: click.Context, prefix: str = ""):
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        yield prefix + name, command
+        if isinstance(command, click.Group):
+            yield from _all_commands(command, ctx, f"{prefix}{name} ")
+
+
+def test_every_command_has_json_and_help() -> None:
+    ctx = click.Context(cli_main.cli)
+    missing = [
+        name
+        for name, command in _all_commands(cli_main.cli, ctx)
+        if not any("--json" in p.opts for p in command.params)
+    ]
+    assert missing == []
