@@ -1,0 +1,260 @@
+"""Placing and removing skills in one scope, under its file lock, so a crash never loses one.
+
+Every placement follows one path: resolve → archive in the cache (sha256 checked) →
+``extract_archive`` into a staging folder beside the skills folder → validate → swap:
+
+1. write a journal naming the new lock entry          (``<work>/journal-<name>.json``)
+2. exchange the staging folder and ``.agents/skills/<name>`` in one atomic step (Linux
+   ``renameat2(RENAME_EXCHANGE)``), so the folder is always there, old or new; where that is
+   not available: rename the old folder aside (``<work>/old-<name>``), rename the new one in
+3. delete the old folder, write skills.lock and skills.toml, delete the journal.
+
+``<work>`` is ``.agents/.skillyard-tmp`` (same file system, outside the folder agents scan).
+A crash at any point leaves the old or the new folder whole; the next run, holding the file
+lock, repairs leftovers: an ``old-`` folder is put back if the new one never arrived (else
+deleted), a journal whose files match the folder in place is applied to the lock (else
+dropped), staging folders are deleted. A ``filelock.FileLock`` in ``<work>`` serialises runs.
+
+The named crash points are test-only hooks (:mod:`skillctl.installer.hooks`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from skillctl import agents as agent_links
+from skillctl import console, project
+from skillctl.errors import SkillctlError
+from skillctl.installer.hooks import crash_point
+from skillctl.installer.records import Change, describe_locked, same_origin
+from skillctl.installer.swap import delete, exchange, swap_by_renames
+from skillctl.installer.verification import local_changes
+from skillctl.project import Locked, Scope, Wanted
+from skillctl.sources import Fetched, Fetcher, Source
+
+LOCK_WAIT_NOTICE_SECONDS = 0.2  # after this, tell the user we are waiting for another run
+
+
+class Installer(Fetcher):
+    """Placing and removing skills in one scope (project or user), under its file lock."""
+
+    def __init__(self, scope: Scope, *, config: Any = None, client_factory: Callable | None = None,
+                 progress: bool = True, force: bool = False) -> None:
+        super().__init__(config=config, client_factory=client_factory, progress=progress,
+                         force=force)
+        self.scope = scope
+        self.wanted: dict[str, Wanted] = {}
+        self.locked: dict[str, Locked] = {}
+
+
+    # --- the file lock, recovery and state ----------------------------------------------
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Hold the scope's file lock, repair what a crashed run left, load the state."""
+        from filelock import FileLock, Timeout
+
+        self.scope.work_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.scope.work_dir / "lock"))
+        try:
+            lock.acquire(timeout=LOCK_WAIT_NOTICE_SECONDS)
+        except Timeout:
+            console.info(f"waiting for another skillctl working in {self.scope.skills_dir} ...")
+            lock.acquire()
+        try:
+            self._answers = {}  # registry answers are fresh for every run
+            self.wanted = project.read_manifest(self.scope.manifest_path)
+            self.locked = project.read_lock(self.scope.lock_path)
+            self.recover()
+            yield
+        finally:
+            lock.release()
+
+    def recover(self) -> None:
+        work = self.scope.work_dir
+        for old in sorted(work.glob("old-*")):
+            target = self.scope.skills_dir / old.name[len("old-"):]
+            if target.exists():
+                delete(old)  # the new version arrived whole: the old one goes
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(old, target)  # the new one never arrived: the old one comes back
+        for journal in sorted(work.glob("journal-*.json")):
+            self._replay(json.loads(journal.read_text("utf-8")))
+            journal.unlink()
+        for leftover in [*work.glob("new-*"), *work.glob(".new-*"), *work.glob("trash-*")]:
+            delete(leftover)
+
+    def _replay(self, entry: dict) -> None:
+        name = entry["name"]
+        target = self.scope.skills_dir / name
+        if entry.get("remove"):
+            if not target.exists():
+                self._forget(name)
+            return
+        locked = Locked.from_toml(name, entry["lock"])
+        if target.is_dir() and not local_changes(target, locked.files):
+            self._remember(locked, Wanted.from_toml(name, entry["wanted"]))
+
+    def _remember(self, locked: Locked, wanted: Wanted) -> None:
+        self.locked[locked.name] = locked
+        self.wanted[wanted.name] = wanted
+        self._save()
+
+    def _forget(self, name: str) -> None:
+        self.locked.pop(name, None)
+        self.wanted.pop(name, None)
+        self._save()
+
+    def _save(self) -> None:
+        project.write_lock(self.scope.lock_path, self.locked)
+        project.write_manifest(self.scope.manifest_path, self.wanted)
+    # --- placing ------------------------------------------------------------------------
+
+    def place(self, fetched: Fetched, *, wanted_source: dict[str, str], agents: list[str],
+              expect_name: str = "", replace: bool = False) -> Change:
+        """Extract, validate and swap one skill into place, then record it."""
+        from skillctl.format import folder_files
+
+        staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
+        root = self._extract(fetched.archive, staging)
+        name = self._validate(root, expect_name)
+        previous = self.locked.get(name)
+        if not replace:
+            self._check_collision(name, fetched.source, wanted_source)
+        locked = Locked(
+            name=name, version=fetched.version or _manifest_version(root), sha256=fetched.sha256,
+            source={k: v for k, v in wanted_source.items() if k != "version"},
+            registry_url=fetched.registry_url, commit=fetched.commit,
+            files={f.path: f.sha256 for f in folder_files(root)},
+        )
+        old_agents = self.wanted[name].agents if name in self.wanted else []
+        wanted = Wanted(name, wanted_source, sorted(set(old_agents) | set(agents)),
+                        self.wanted[name].extra if name in self.wanted else {})
+        crash_point("after_extract")
+        self._swap(name, root, locked, wanted)
+        shutil.rmtree(staging, ignore_errors=True)
+        target = self.scope.skills_dir / name
+        agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base,
+                         force=self.force)
+        self._save_routing_manifest(fetched, name)
+        action = "installed" if previous is None else "updated"
+        if previous and previous.sha256 == locked.sha256:
+            action = "restored"  # the locked version, put back (folder deleted or edited)
+        return Change(name, action, previous.version if previous else "", locked.version,
+                      describe_locked(locked), str(target), wanted.agents)
+
+    def _extract(self, archive: Path, staging: Path) -> Path:
+        from skillctl.format import ArchiveError, extract_archive
+
+        try:
+            root = Path(extract_archive(archive, staging))
+        except ArchiveError as err:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise SkillctlError(f"refused archive {archive.name}: {err}",
+                                hint="The archive breaks the archive rules; nothing was installed.",
+                                code="archive_refused") from err
+        if not (root / "SKILL.md").is_file():
+            inner = [p for p in root.iterdir() if (p / "SKILL.md").is_file()]
+            root = inner[0] if len(inner) == 1 else root
+        return root
+
+    def _validate(self, root: Path, expect_name: str) -> str:
+        from skillctl.format import load_skill
+
+        report = load_skill(root)
+        if not report.valid:
+            codes = ", ".join(f"{f.code} ({f.message})" for f in report.errors)
+            raise SkillctlError(f"not a valid skill: {codes}", code="invalid_skill",
+                                hint="Nothing was installed. `skillctl validate` shows every finding.")
+        name = report.name or ""
+        if expect_name and name != expect_name:
+            raise SkillctlError(f"asked for {expect_name!r} but the archive holds skill {name!r}",
+                                hint="Nothing was installed; report this to the registry's owner.",
+                                code="name_mismatch")
+        return name
+
+    def _check_collision(self, name: str, source: Source, wanted_source: dict[str, str]) -> None:
+        current = self.wanted.get(name)
+        target = self.scope.skills_dir / name
+        if current is None and name not in self.locked and not target.exists():
+            return
+        if current is not None and same_origin(current.source, wanted_source):
+            return
+        if self.force:
+            return
+        where = describe_locked(self.locked[name]) if name in self.locked else (
+            f"folder {target}" if current is None else "skills.toml")
+        raise SkillctlError(
+            f"collision: {name} is already installed from {where}; refusing to replace it with "
+            f"{source.describe()}",
+            hint="Two sources provide a skill of this name. Uninstall the first, or pass --force "
+            "to replace it.",
+            code="collision",
+        )
+
+    def _swap(self, name: str, new_root: Path, locked: Locked, wanted: Wanted) -> None:
+        work, target = self.scope.work_dir, self.scope.skills_dir / name
+        journal = work / f"journal-{name}.json"
+        project.atomic_write_text(journal, json.dumps(
+            {"name": name, "lock": locked.to_toml(), "wanted": wanted.to_toml()}))
+        crash_point("after_journal")
+        if target.is_dir() and not target.is_symlink() and exchange(new_root, target):
+            crash_point("after_swap")  # new_root now holds the old version
+            shutil.rmtree(new_root)
+            crash_point("after_delete_old")
+        else:
+            swap_by_renames(new_root, target, work / f"old-{name}")
+        self._remember(locked, wanted)
+        crash_point("after_lock")
+        journal.unlink()
+
+    def _save_routing_manifest(self, fetched: Fetched, name: str) -> None:
+        if fetched.detail is None:
+            return
+        try:
+            from skillctl.routing.manifests import save_registry_manifest
+        except ImportError:
+            return
+        try:
+            data = fetched.detail().get("routing_manifest")
+            if data:
+                save_registry_manifest(name, fetched.sha256, data)
+        except SkillctlError as err:  # routing falls back to an offline manifest
+            console.warn(f"{name}: routing manifest not saved ({err.message})")
+
+    # --- removing -----------------------------------------------------------------------
+
+    def remove(self, name: str) -> Change:
+        target = self.scope.skills_dir / name
+        if name not in self.locked and name not in self.wanted and not target.exists():
+            raise SkillctlError(f"{name} is not installed in {self.scope.skills_dir}",
+                                hint="`skillctl list` shows what is installed.", code="not_installed")
+        old = self.locked.get(name)
+        agents = self.wanted[name].agents if name in self.wanted else []
+        journal = self.scope.work_dir / f"journal-{name}.json"
+        project.atomic_write_text(journal, json.dumps({"name": name, "remove": True}))
+        trash = self.scope.work_dir / f"trash-{name}-{secrets.token_hex(4)}"
+        if target.exists() or target.is_symlink():
+            os.rename(target, trash)
+            crash_point("uninstall_after_rename")
+        agent_links.unlink(name, self.scope.skills_dir, agents, scope=self.scope.name,
+                           base=self.scope.base)
+        self._forget(name)
+        journal.unlink()
+        delete(trash)
+        return Change(name, "removed", old.version if old else "", "",
+                      describe_locked(old) if old else "", str(target))
+
+
+def _manifest_version(root: Path) -> str:
+    from skillctl.format import load_skill
+
+    return load_skill(root).version or ""

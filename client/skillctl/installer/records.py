@@ -1,0 +1,39 @@
+"""What an operation reports (``Change``), and how recorded sources are described and compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillctl.project import Locked, source_kind
+
+
+@dataclass
+class Change:
+    name: str
+    action: str  # installed | updated | restored | unchanged | removed | would-update | would-install
+    old: str = ""  # version before ("" when none)
+    new: str = ""  # version after
+    source: str = ""
+    path: str = ""
+    agents: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "action": self.action, "from": self.old or None,
+                "to": self.new or None, "source": self.source, "path": self.path,
+                "agents": self.agents}
+
+
+def describe_locked(entry: Locked) -> str:
+    kind = source_kind(entry.source)
+    if kind == "registry":
+        return f"registry {entry.source.get('registry') or entry.registry_url}"
+    if kind == "git":
+        return f"git {entry.source['git']}@{entry.commit[:12]}"
+    return f"{kind} {entry.source.get({'folder': 'path'}.get(kind, kind), '')}"
+
+
+def same_origin(a: dict[str, str], b: dict[str, str]) -> bool:
+    """Same place, ignoring the version range: a registry name, a path, a URL or a repository."""
+    keys = ("registry", "path", "archive", "url", "git", "subdir")
+    return all((a.get(k) or "") == (b.get(k) or "") for k in keys)
