@@ -6,13 +6,11 @@ Each runs inside :meth:`Installer.session` and places or removes skills only thr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from skillctl import agents as agent_links
 from skillctl import sources
 from skillctl.errors import SkillctlError, UsageError
 from skillctl.installer.placement import Installer
-from skillctl.installer.records import Change, same_origin
+from skillctl.installer.records import Change, declared_version, same_origin
 from skillctl.installer.verification import Verification, local_changes
 from skillctl.project import Locked, Wanted, source_kind
 from skillctl.sources import Source
@@ -95,19 +93,19 @@ class Operations(Verification, Installer):
 
     # -- `install` with no arguments: exactly the lock --
 
-    def disagreements(self) -> list[str]:
-        """Why skills.toml and skills.lock do not describe the same skills ([] when they do)."""
+    def disagreements(self) -> list[tuple[str, str]]:
+        """(name, why) for each skill skills.toml and skills.lock disagree on ([] when they agree)."""
         out = []
         for name, wanted in sorted(self.wanted.items()):
             locked = self.locked.get(name)
             if locked is None:
-                out.append(f"{name} is in skills.toml but not in skills.lock")
+                out.append((name, f"{name} is in skills.toml but not in skills.lock"))
             elif not same_origin(wanted.source, locked.source):
-                out.append(f"{name}: skills.toml and skills.lock name different sources")
+                out.append((name, f"{name}: skills.toml and skills.lock name different sources"))
             elif source_kind(wanted.source) == "registry" and not self._satisfies(
                     locked, wanted.source.get("version", "")):
-                out.append(f"{name}: locked {locked.version} is outside {wanted.source['version']}")
-        out += [f"{n} is in skills.lock but not in skills.toml"
+                out.append((name, f"{name}: locked {locked.version} is outside {wanted.source['version']}"))
+        out += [(n, f"{n} is in skills.lock but not in skills.toml")
                 for n in sorted(set(self.locked) - set(self.wanted))]
         return out
 
@@ -121,26 +119,26 @@ class Operations(Verification, Installer):
             problems = self.disagreements()
             if frozen and problems:
                 raise SkillctlError(
-                    "skills.lock does not match skills.toml: " + "; ".join(problems),
+                    "skills.lock does not match skills.toml: " + "; ".join(why for _, why in problems),
                     hint="Run `skillctl install` without --frozen to update the lock, and commit it.",
                     code="lock_mismatch",
                 )
-            self.warm(self._sync_jobs())
-            changes = [self._sync_one(name) for name in sorted(self.wanted)]
+            stale = {name for name, _ in problems}
+            self.warm(self._sync_jobs(stale))
+            changes = [self._sync_one(name, stale) for name in sorted(self.wanted)]
             changes += [self.remove(n) for n in sorted(set(self.locked) - set(self.wanted))]
         return changes
 
-    def _sync_jobs(self) -> list[tuple[Source, Locked | None]]:
-        stale = {p.split(" ")[0].rstrip(":") for p in self.disagreements()}
+    def _sync_jobs(self, stale: set[str]) -> list[tuple[Source, Locked | None]]:
         return [(Source.from_record(n, w.source, self.scope.base), None if n in stale else self.locked[n])
                 for n, w in self.wanted.items()
                 if n in stale or not (self.scope.skills_dir / n).is_dir()]
 
-    def _sync_one(self, name: str) -> Change:
+    def _sync_one(self, name: str, stale: set[str]) -> Change:
         wanted, locked = self.wanted[name], self.locked.get(name)
         source = Source.from_record(name, wanted.source, self.scope.base)
         target = self.scope.skills_dir / name
-        if locked is None or name in [p.split(" ")[0].rstrip(":") for p in self.disagreements()]:
+        if locked is None or name in stale:
             return self._install_one(source, wanted.agents)
         edits = local_changes(target, locked.files)
         if not edits:
@@ -188,7 +186,7 @@ class Operations(Verification, Installer):
             new_version, new_sha = self._latest(source, locked)
         else:
             fetched = self.fetch(source)  # local and git sources: the new content's own version
-            new_version, new_sha = fetched.version or _archive_version(fetched.archive), fetched.sha256
+            new_version, new_sha = fetched.version or declared_version(fetched.archive), fetched.sha256
         target = self.scope.skills_dir / name
         if new_sha == locked.sha256 and new_version == locked.version:
             return Change(name, "unchanged", locked.version, locked.version, source.describe(),
@@ -219,9 +217,3 @@ class Operations(Verification, Installer):
     def uninstall(self, names: list[str]) -> list[Change]:
         with self.session():
             return [self.remove(name) for name in names]
-
-
-def _archive_version(archive: Path) -> str:
-    from skillctl.format import load_skill
-
-    return load_skill(archive).version or ""

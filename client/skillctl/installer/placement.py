@@ -33,7 +33,7 @@ from skillctl import agents as agent_links
 from skillctl import console, project
 from skillctl.errors import SkillctlError
 from skillctl.installer.hooks import crash_point
-from skillctl.installer.records import Change, describe_locked, same_origin
+from skillctl.installer.records import Change, declared_version, describe_locked, same_origin
 from skillctl.installer.swap import delete, exchange, swap_by_renames
 from skillctl.installer.verification import local_changes
 from skillctl.project import Locked, Scope, Wanted
@@ -130,7 +130,7 @@ class Installer(Fetcher):
         if not replace:
             self._check_collision(name, fetched.source, wanted_source)
         locked = Locked(
-            name=name, version=fetched.version or _manifest_version(root), sha256=fetched.sha256,
+            name=name, version=fetched.version or declared_version(root), sha256=fetched.sha256,
             source={k: v for k, v in wanted_source.items() if k != "version"},
             registry_url=fetched.registry_url, commit=fetched.commit,
             files={f.path: f.sha256 for f in folder_files(root)},
@@ -252,9 +252,3 @@ class Installer(Fetcher):
         delete(trash)
         return Change(name, "removed", old.version if old else "", "",
                       describe_locked(old) if old else "", str(target))
-
-
-def _manifest_version(root: Path) -> str:
-    from skillctl.format import load_skill
-
-    return load_skill(root).version or ""

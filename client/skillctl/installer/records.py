@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from skillctl.project import Locked, source_kind
@@ -37,3 +38,10 @@ def same_origin(a: dict[str, str], b: dict[str, str]) -> bool:
     """Same place, ignoring the version range: a registry name, a path, a URL or a repository."""
     keys = ("registry", "path", "archive", "url", "git", "subdir")
     return all((a.get(k) or "") == (b.get(k) or "") for k in keys)
+
+
+def declared_version(path: Path) -> str:
+    """The version a skill folder or archive declares in its SKILL.md ("" when none)."""
+    from skillctl.format import load_skill
+
+    return load_skill(path).version or ""
