@@ -18,15 +18,14 @@ to a registry other than the default one (a CI token must not leak to another re
 from __future__ import annotations
 
 import os
-import tempfile
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillctl import paths
-from skillctl.errors import SkillctlError, UsageError
+from skillctl import fileio, paths
+from skillctl.errors import UsageError
 
 CONFIG_FILE = "config.toml"
 CREDENTIALS_FILE = "credentials.toml"
@@ -154,35 +153,16 @@ def credentials_path() -> Path:
 
 
 def read_toml(path: Path) -> dict:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SkillctlError(
-            f"{path} is not valid TOML: {exc}",
-            hint="Fix or delete the file; `skillctl config` rewrites it.",
-            code="config.invalid",
-        ) from exc
+    return fileio.read_toml(
+        path, hint="Fix or delete the file; `skillctl config` rewrites it.", code="config.invalid"
+    )
 
 
 def write_toml(path: Path, data: dict) -> None:
-    """Write atomically with mode 0600 from the start: temp file in the same folder, rename."""
+    """Write atomically, mode 0600 from the start (the credentials file holds tokens)."""
     import tomli_w
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mkstemp opens 0600
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(data, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fileio.atomic_write(path, tomli_w.dumps(data), mode=0o600)
 
 
 def load_config() -> Config:

@@ -33,16 +33,13 @@ the archive ``sha256`` (for folders and git: the sha256 of the reproducible pack
 
 from __future__ import annotations
 
-import os
-import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from skillctl import paths
+from skillctl import fileio, paths
 from skillctl.errors import SkillctlError
 
 LOCK_VERSION = 1
@@ -175,17 +172,11 @@ def source_kind(source: dict[str, str]) -> str:
 
 
 def _read_toml(path: Path, what: str) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        return {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise SkillctlError(
-            f"{path} is not valid TOML: {err}",
-            hint=f"Fix the {what} by hand, or delete it and run `skillctl install` again.",
-            code=f"{what.replace('.', '_')}_invalid",
-        ) from err
+    return fileio.read_toml(
+        path,
+        hint=f"Fix the {what} by hand, or delete it and run `skillctl install` again.",
+        code=f"{what.replace('.', '_')}_invalid",
+    )
 
 
 def _skills_table(data: dict[str, Any], path: Path) -> dict[str, dict[str, Any]]:
@@ -228,23 +219,8 @@ def render_lock(locked: dict[str, Locked]) -> str:
 
 
 def write_manifest(path: Path, wanted: dict[str, Wanted]) -> None:
-    atomic_write_text(path, render_manifest(wanted))
+    fileio.atomic_write(path, render_manifest(wanted))
 
 
 def write_lock(path: Path, locked: dict[str, Locked]) -> None:
-    atomic_write_text(path, render_lock(locked))
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fileio.atomic_write(path, render_lock(locked))

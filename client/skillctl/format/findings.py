@@ -8,10 +8,10 @@ prints them, and a test checks nothing is emitted that is not listed).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"  # the skill cannot be published or installed
     WARNING = "warning"  # reported, never blocks (unless --strict promotes it)
 

@@ -11,12 +11,12 @@ import difflib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from skillctl.fileio import atomic_write
 from skillctl.format.frontmatter import Frontmatter, load
 
 _INLINE = re.compile(rb"^(?P<indent>[ ]*)(?P<key>[A-Za-z0-9_.\-]+):[ \t]*(?P<value>\{.*?)[ \t]*(?P<eol>\r?\n|)\Z", re.S)
@@ -43,19 +43,8 @@ class Migration:
         return "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
 
     def write(self) -> None:
-        """Replace the file atomically: a temporary file beside it, then one rename."""
-        mode = self.path.stat().st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=".SKILL.md.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(self.migrated)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Replace the file atomically, keeping its mode."""
+        atomic_write(self.path, self.migrated, mode=self.path.stat().st_mode & 0o7777)
 
 
 def plan_migration(path: str | os.PathLike) -> Migration:

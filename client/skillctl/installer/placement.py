@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from skillctl import agents as agent_links
-from skillctl import console, project
+from skillctl import console, fileio, project
 from skillctl.errors import SkillctlError
 from skillctl.installer.hooks import crash_point
 from skillctl.installer.records import Change, declared_version, describe_locked, same_origin
@@ -203,7 +203,7 @@ class Installer(Fetcher):
     def _swap(self, name: str, new_root: Path, locked: Locked, wanted: Wanted) -> None:
         work, target = self.scope.work_dir, self.scope.skills_dir / name
         journal = work / f"journal-{name}.json"
-        project.atomic_write_text(journal, json.dumps(
+        fileio.atomic_write(journal, json.dumps(
             {"name": name, "lock": locked.to_toml(), "wanted": wanted.to_toml()}))
         crash_point("after_journal")
         if target.is_dir() and not target.is_symlink() and exchange(new_root, target):
@@ -240,7 +240,7 @@ class Installer(Fetcher):
         old = self.locked.get(name)
         agents = self.wanted[name].agents if name in self.wanted else []
         journal = self.scope.work_dir / f"journal-{name}.json"
-        project.atomic_write_text(journal, json.dumps({"name": name, "remove": True}))
+        fileio.atomic_write(journal, json.dumps({"name": name, "remove": True}))
         trash = self.scope.work_dir / f"trash-{name}-{secrets.token_hex(4)}"
         if target.exists() or target.is_symlink():
             os.rename(target, trash)
