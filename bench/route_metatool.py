@@ -8,10 +8,10 @@ threshold, to compare with the published baselines (which rank only).
 
 ``--dev`` evaluates on a split of expansion.jsonl only (15 queries per tool build the manifest,
 5 are held out; negatives are those held-out queries routed with their own tool withheld, over
-10 random other tools as in test_similar): the weights in ``skillctl.routing.scoring`` were tuned
-there, never on the test files.
+10 random other tools as in test_similar, and 50 hand-written generic messages, DEV_GENERIC):
+the weights in ``skillctl.routing.scoring`` were tuned there, never on the test files.
 
-    python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev]
+    python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev] [--cache F.npz] [--set W=V]
 """
 
 from __future__ import annotations
@@ -33,7 +33,35 @@ from skillctl.routing.router import Router  # noqa: E402
 from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"
-NO_THRESHOLD = replace(DEFAULT_WEIGHTS, threshold=float("-inf"), semantic_threshold=float("-inf"))
+NO_THRESHOLD = dict(
+    threshold=float("-inf"), semantic_threshold=float("-inf"), no_skill_threshold=float("-inf"), semantic_floor=float("-inf")
+)
+# Dev negatives: hand-written generic messages that need no tool (written for this bench, not
+# taken from MetaTool; disjoint from the shipped routing/data/no-skill.txt).
+DEV_GENERIC = [
+    "hi, how are you today?", "thanks, that's all for now", "good morning!", "can you tell me a joke?",
+    "what does the word 'ephemeral' mean?", "explain the difference between a virus and a bacterium",
+    "why is the sky blue?", "who wrote Pride and Prejudice?", "summarize the plot of Hamlet in two sentences",
+    "what is the capital of Australia?", "how do I reverse a list in Python?", "what is 17 times 23?",
+    "give me three tips for writing a good cover letter", "explain photosynthesis to a ten year old",
+    "what's the difference between affect and effect?", "rewrite this sentence to sound more formal: we gotta fix this asap",
+    "what are the main causes of the French Revolution?", "how does a hash table work?",
+    "can you proofread this paragraph for grammar?", "what is the meaning of life?",
+    "write a short poem about autumn leaves", "how many legs does a spider have?",
+    "explain what inflation is in simple terms", "what is the Pythagorean theorem?",
+    "suggest a name for my pet goldfish", "is it better to study in the morning or at night?",
+    "what is the boiling point of water at sea level?", "describe the water cycle",
+    "what are some good habits for staying productive?", "translate 'thank you' into Spanish",
+    "how do you say hello in Japanese?", "what's a synonym for happy?",
+    "why do cats purr?", "explain recursion with an example", "who painted the Mona Lisa?",
+    "what is the difference between weather and climate?", "give me a motivational quote",
+    "how can I be more confident when speaking in public?", "what year did World War II end?",
+    "explain the theory of relativity briefly", "what is a prime number?", "ok, sounds good",
+    "can you explain how vaccines work?", "what should I consider when choosing a career?",
+    "list the planets of the solar system", "what is the plural of cactus?",
+    "help me brainstorm ideas for a birthday message to my mom", "what is machine learning?",
+    "how do I politely decline a meeting invitation?", "what is the largest ocean on earth?",
+]
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -41,11 +69,23 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 class Vectors:
-    """Encodes each distinct text once per run."""
+    """Encodes each distinct text once per run (and across runs with ``--cache FILE``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_file: Path | None = None) -> None:
         self.cache: dict[str, object] = {}
         self.encoder = semantic.encoder()
+        self.cache_file = cache_file
+        if cache_file and cache_file.is_file():
+            import numpy as np
+
+            data = np.load(cache_file, allow_pickle=False)
+            self.cache = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+
+    def save(self) -> None:
+        if self.cache_file:
+            import numpy as np
+
+            np.savez(self.cache_file, texts=np.array(list(self.cache)), vectors=np.stack(list(self.cache.values())))
 
     def of(self, texts: list[str]):
         import numpy as np
@@ -64,23 +104,24 @@ def build_manifests(tools: list[dict], queries: dict[str, list[str]]) -> dict:
 
 
 class Bench:
-    def __init__(self, manifests: dict, vectors: Vectors | None) -> None:
+    def __init__(self, manifests: dict, vectors: Vectors | None, weights=DEFAULT_WEIGHTS) -> None:
         self.manifests = manifests
         self.vectors = vectors
+        self.weights = weights
         self.routers: dict[tuple[tuple[str, ...], bool], Router] = {}
 
     def router(self, names: tuple[str, ...], threshold: bool = True) -> Router:
         key = (names, threshold)
         if key not in self.routers:
             ms = [self.manifests[n] for n in names]
-            weights = DEFAULT_WEIGHTS if threshold else NO_THRESHOLD
+            weights = self.weights if threshold else replace(self.weights, **NO_THRESHOLD)
             if self.vectors is None:
                 self.routers[key] = Router(ms, weights=weights)
             else:
-                import numpy as np
-
-                cents = np.stack([semantic.centroid(self.vectors.of(semantic.centroid_texts(m))) for m in ms])
-                self.routers[key] = Router(ms, vectors=cents, encoder=self.vectors.encoder, weights=weights)
+                cents = [semantic.centroid(self.vectors.of(semantic.centroid_texts(m))) for m in ms]
+                examples = [self.vectors.of(semantic.example_texts(m)) if m.queries else None for m in ms]
+                vectors = semantic.SkillVectors.from_lists(cents, examples)
+                self.routers[key] = Router(ms, vectors=vectors, encoder=self.vectors.encoder, weights=weights)
         return self.routers[key]
 
     def route(self, query: str, names: tuple[str, ...], threshold: bool = True) -> list[str]:
@@ -120,10 +161,10 @@ def evaluate_tests(bench: Bench, data: Path, all_names: tuple[str, ...]) -> dict
     }
 
 
-def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Vectors | None) -> dict:
+def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Vectors | None, weights) -> dict:
     build = {name: qs[:15] for name, qs in expansion.items()}
     held = [{"query": q, "expected_tools": [name]} for name, qs in expansion.items() for q in qs[15:]]
-    bench = Bench(build_manifests(tools, build), vectors)
+    bench = Bench(build_manifests(tools, build), vectors, weights)
     names = tuple(sorted(build))
     rng = random.Random(5)
     withheld = {r["query"]: tuple(sorted(rng.sample([n for n in names if n not in r["expected_tools"]], 10))) for r in held}
@@ -133,6 +174,9 @@ def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Ve
         "dev own tool withheld (10 others) -> none": none_share(bench, held, lambda r: withheld[r["query"]]),
         "dev own tool withheld (all others) -> none": none_share(
             bench, held, lambda r: tuple(n for n in names if n not in r["expected_tools"])
+        ),
+        "dev generic messages (50, hand-written) -> none": none_share(
+            bench, [{"query": q} for q in DEV_GENERIC], lambda r: names
         ),
     }
 
@@ -149,7 +193,10 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--no-semantic", action="store_true", help="lexical only")
     parser.add_argument("--dev", action="store_true", help="the expansion split used for tuning")
+    parser.add_argument("--cache", type=Path, help="keep MiniLM vectors of the texts in this .npz between runs")
+    parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="override a Weights field")
     args = parser.parse_args()
+    weights = replace(DEFAULT_WEIGHTS, **{k: float(v) for k, v in (kv.split("=", 1) for kv in args.set)})
     tools = read_jsonl(args.data / "tools.jsonl")
     expansion: dict[str, list[str]] = defaultdict(list)
     for row in read_jsonl(args.data / "expansion.jsonl"):
@@ -160,12 +207,14 @@ def main() -> None:
         modes.append(("semantic + lexical (MiniLM int8, 1 thread)", True))
     for title, use_semantic in modes:
         start = time.perf_counter()
-        vectors = Vectors() if use_semantic else None
+        vectors = Vectors(args.cache) if use_semantic else None
         if args.dev:
-            results = evaluate_dev(tools, expansion, vectors)
+            results = evaluate_dev(tools, expansion, vectors, weights)
         else:
-            bench = Bench(build_manifests(tools, expansion), vectors)
+            bench = Bench(build_manifests(tools, expansion), vectors, weights)
             results = evaluate_tests(bench, args.data, tuple(sorted(expansion)))
+        if vectors is not None:
+            vectors.save()
         show(f"MetaTool, {len(tools)} tools as skills, {title}", results, time.perf_counter() - start)
 
 

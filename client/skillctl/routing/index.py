@@ -2,7 +2,8 @@
 
 Each entry keeps what routing and the catalog need without re-reading the skill: where it is,
 the SKILL.md fingerprint (mtime, size), the routing manifest, a token estimate, whether the model
-may invoke it, and (with the semantic extra) the centroid vector as base64 float16. Loading is
+may invoke it, and (with the semantic extra) the centroid vector and the vectors of the manifest's
+synthetic queries as base64 float16. Loading is
 one ``json.loads``; only new or changed skills are parsed again, and ``--reindex`` rebuilds all.
 """
 
@@ -21,7 +22,7 @@ from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_co
 from skillctl.routing import manifests as rm
 from skillctl.routing.scoring import compile_manifest
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 
 
@@ -36,6 +37,7 @@ class Entry:
     model_invocable: bool = True
     key: str = ""  # the config key (skillKey or name)
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
+    examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
     compiled: dict = field(default_factory=dict)  # the manifest's words, stemmed (scoring)
 
     def to_dict(self) -> dict:
@@ -57,13 +59,24 @@ class RoutingIndex:
     model: str | None = None
 
     def vectors(self):
-        """(n, 384) float32 centroids in entry order, or None if any entry lacks one."""
+        """``semantic.SkillVectors`` (centroids + synthetic-query vectors) in entry order, or
+        None if any entry lacks a centroid."""
         if not self.entries or any(e.vector is None for e in self.entries):
             return None
         import numpy as np
 
+        from skillctl.routing.semantic import SkillVectors
+
         raw = b"".join(base64.b64decode(e.vector) for e in self.entries)
-        return np.frombuffer(raw, dtype=np.float16).reshape(len(self.entries), -1).astype(np.float32)
+        centroids = np.frombuffer(raw, dtype=np.float16).reshape(len(self.entries), -1).astype(np.float32)
+        dim = centroids.shape[1]
+        examples = [
+            np.frombuffer(base64.b64decode(e.examples), dtype=np.float16).reshape(-1, dim).astype(np.float32)
+            if e.examples
+            else None
+            for e in self.entries
+        ]
+        return SkillVectors.from_lists(centroids, examples)
 
 
 def index_path(roots: Sequence[tuple[str, Path]]) -> Path:
@@ -160,10 +173,16 @@ def load_index(
 
 
 def add_vectors(entries: Sequence[Entry], encoder) -> None:
-    """Compute the centroid of every entry that lacks one (one encode per text)."""
+    """Compute the centroid (and query vectors) of every entry that lacks one (one encode per text)."""
     from skillctl.routing import semantic as sem
 
     for entry in entries:
         if entry.vector is None:
-            vector = sem.centroid(encoder.encode(sem.centroid_texts(entry.manifest)))
+            texts = sem.centroid_texts(entry.manifest)
+            vectors = encoder.encode(texts)
+            vector = sem.centroid(vectors)
             entry.vector = base64.b64encode(vector.astype("float16").tobytes()).decode("ascii")
+            queries = sem.example_texts(entry.manifest)
+            if queries:  # centroid_texts starts with the queries: their vectors are already there
+                examples = vectors[: len(queries)] if texts[: len(queries)] == queries else encoder.encode(queries)
+                entry.examples = base64.b64encode(examples.astype("float16").tobytes()).decode("ascii")

@@ -1,7 +1,8 @@
-"""The router: compiled manifests (+ optional centroid vectors) in, ranked matches out.
+"""The router: compiled manifests (+ optional semantic vectors) in, ranked matches out.
 
 One encode per message when semantic vectors are present; otherwise pure lexical scoring,
-without importing numpy or onnxruntime.
+without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
+synthetic-query vectors per skill) or a plain (n, 384) array of centroids.
 """
 
 from __future__ import annotations
@@ -26,14 +27,27 @@ class Router:
         manifests: Sequence[RoutingManifest],
         *,
         compiled: Sequence[dict] | None = None,  # scoring.compile_manifest of each, if cached
-        vectors=None,  # numpy (n, 384) float32 centroids in manifest order, or None
+        vectors=None,  # semantic.SkillVectors, or numpy (n, 384) centroids in manifest order, or None
         encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         self.index = ScoringIndex(manifests, compiled)
+        if vectors is not None and not hasattr(vectors, "scores"):
+            from skillctl.routing.semantic import SkillVectors
+
+            vectors = SkillVectors(vectors)
         self.vectors = vectors
         self.encoder = encoder
         self.weights = weights
+        self._no_skill = None
+
+    def no_skill(self):
+        """The "needs no skill" reference vector (generic chat), loaded on first use."""
+        if self._no_skill is None:
+            from skillctl.routing.semantic import no_skill_vector
+
+            self._no_skill = no_skill_vector(self.encoder)
+        return self._no_skill
 
     @property
     def semantic(self) -> bool:
@@ -54,5 +68,8 @@ class Router:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights)
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
-        cosines = self.vectors @ vector
-        return rank_semantic(self.index, text, cosines, recent=recent, w=self.weights)
+        cosines, examples = self.vectors.scores(vector)
+        no_skill = float(self.no_skill() @ vector)
+        return rank_semantic(
+            self.index, text, cosines, examples=examples, no_skill=no_skill, recent=recent, w=self.weights
+        )

@@ -2,10 +2,14 @@
 
 Lexical points: a keyword is worth 1 point, a phrase 2, an author's ``triggers`` word 2 and a
 ``triggers`` pattern 3; a keyword most installed skills share counts for less (see
-:func:`keyword_weight`). A message naming a skill ("use pdf-editor") picks it whatever else
-scores. A match of the negative constraint costs points; recent use adds a little to a skill
-that already matched. With a semantic vector per skill (cosine of the message to the skill's
-centroid) the score is ``cosine + LEXICAL_WEIGHT * min(points, LEXICAL_CAP) / LEXICAL_CAP``.
+:func:`keyword_weight`). On top, BM25 over each skill's own text (name, description, keywords,
+phrases, synthetic queries; IDF over the installed skills) adds up to ``bm25_points`` when two
+or more words match. A message naming a skill ("use pdf-editor") picks it whatever else scores.
+A match of the negative constraint costs points; recent use adds a little to a skill that
+already matched. With semantic vectors (see :func:`rank_semantic`) the evidence is the cosine
+to the skill's centroid plus ``example_weight`` times the cosine to its closest synthetic query;
+BM25 and capped lexical points add to the rank; "no skill" is decided on the best skill's
+evidence and on how much the message looks like generic chat (:func:`passes_gate`).
 At most ``limit`` skills, none below the threshold; every match says why.
 """
 
@@ -13,12 +17,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skillctl.routing.manifests import RoutingManifest
-from skillctl.routing.text import STOPWORDS, split_name, terms, words
+from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 
 
 @dataclass(frozen=True)
@@ -31,18 +35,33 @@ class Weights:
     negative: float = 2.0  # points lost when the message matches the negative constraint
     recent: float = 0.5  # points for a skill used in this session / recently
     threshold: float = 3.0  # lexical-only: fewer points -> not routed
+    # BM25 over each skill's own text (name, description, keywords, synthetic queries), IDF over
+    # the installed skills; normalised to [0, 1] by the query's own best possible score.
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_points: float = 3.0  # lexical-only: points for a perfect BM25 match (tuned on dev)
     # With semantic vectors (tuned on a dev split of MetaTool's expansion set, see bench/README):
+    example_weight: float = 0.5  # the closest synthetic query's cosine, next to the centroid's
+    bm25_weight: float = 0.8
     lexical_weight: float = 0.2
     lexical_cap: float = 8.0
     semantic_name: float = 1.0
     semantic_negative: float = 0.15
     semantic_recent: float = 0.03
-    semantic_threshold: float = 0.45
+    # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
+    # + recent). The best skill's evidence must reach semantic_threshold, and, minus
+    # no_skill_weight * the message's cosine to generic chat (data/no-skill.txt), reach
+    # no_skill_threshold; the skills after it need semantic_floor.
+    semantic_threshold: float = 0.56
+    no_skill_weight: float = 1.0
+    no_skill_threshold: float = 0.52
+    semantic_floor: float = 0.40
     limit: int = 3  # DESIGN section 7: at most 3 skills
 
 
 DEFAULT_WEIGHTS = Weights()
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
+BM25_MIN_TERMS = 2  # lexical-only: BM25 points need two distinct shared words
 
 
 @dataclass
@@ -77,12 +96,20 @@ def keyword_weight(df: int, n_skills: int) -> float:
     return math.log1p(n_skills / df) / math.log1p(n_skills / common)
 
 
+def bm25_document(m: RoutingManifest) -> dict[str, int]:
+    """The skill's own words for BM25: name, description, keywords, phrases, triggers, queries."""
+    name = [stem(w) for w in split_name(m.name) if w not in STOPWORDS]
+    parts = [m.description, *m.keywords, *m.phrases, *m.trigger_words, *m.queries]
+    return dict(Counter(name + [t for part in parts for t in terms(part)]))
+
+
 def compile_manifest(m: RoutingManifest) -> dict:
     """A manifest's words as the scorer matches them (stemmed once, at index time)."""
     split = [terms(kw) for kw in m.keywords]
     keywords = {ts[0] for ts in split if len(ts) == 1}
     phrases = [ts for ts in split if len(ts) > 1] + [ts for p in m.phrases if len(ts := terms(p)) > 1]
     return {
+        "bm25": bm25_document(m),
         "keywords": sorted(keywords),
         "phrases": [list(p) for p in dict.fromkeys(tuple(p) for p in phrases)],
         "triggers": [list(p) for p in dict.fromkeys(tuple(terms(w)) for w in m.trigger_words) if p],
@@ -102,7 +129,16 @@ class ScoringIndex:
         self.mentions: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
         self.negatives: list[frozenset[str]] = []
         self.patterns: list[tuple[int, re.Pattern]] = []
-        self._compile(compiled or [compile_manifest(m) for m in self.manifests])
+        self.bm25: BM25 | None = None
+        compiled = compiled or [compile_manifest(m) for m in self.manifests]
+        self._compile(compiled)
+        self.documents = [c.get("bm25") or bm25_document(m) for m, c in zip(self.manifests, compiled, strict=True)]
+
+    def bm25_scores(self, msg_terms: Sequence[str], w: Weights, *, min_terms: int = 1) -> dict[int, float]:
+        """Normalised BM25 of the message against every skill sharing ``min_terms`` words with it."""
+        if self.bm25 is None or (self.bm25.k1, self.bm25.b) != (w.bm25_k1, w.bm25_b):
+            self.bm25 = BM25(self.documents, k1=w.bm25_k1, b=w.bm25_b)
+        return self.bm25.scores(msg_terms, min_terms=min_terms)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -128,6 +164,43 @@ class ScoringIndex:
             df = len(skills)
             weight = weights[df] if df in weights else weights.setdefault(df, keyword_weight(df, n))
             self.keywords[term] = [(i, weight) for i in skills]
+
+
+class BM25:
+    """Okapi BM25 with precomputed postings; IDF over the installed skills.
+
+    Scores are divided by the best score the message could get (every word of it, a word no
+    skill knows counting with the highest IDF), so 1.0 means "this skill's text covers the whole
+    message" and a message of unknown words scores ~0 everywhere. Pure Python, sub-millisecond.
+    """
+
+    def __init__(self, documents: Sequence[dict[str, int]], *, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        n = len(documents)
+        lengths = [sum(d.values()) for d in documents]
+        average = (sum(lengths) / n) if n else 1.0
+        df: Counter = Counter(t for d in documents for t in d)
+        self.idf = {t: math.log1p((n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self.unknown_idf = math.log1p((n + 0.5) / 0.5)
+        self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for i, (doc, length) in enumerate(zip(documents, lengths, strict=True)):
+            norm = k1 * (1 - b + b * length / max(average, 1e-9))
+            for t, f in doc.items():
+                self.postings[t].append((i, self.idf[t] * f * (k1 + 1) / (f + norm)))
+
+    def scores(self, msg_terms: Sequence[str], *, min_terms: int = 1) -> dict[int, float]:
+        """Skill -> normalised score, for skills sharing at least ``min_terms`` distinct words."""
+        unique = list(dict.fromkeys(msg_terms))
+        best = sum(self.idf.get(t, self.unknown_idf) for t in unique) * (self.k1 + 1)
+        if best <= 0:
+            return {}
+        out: dict[int, float] = defaultdict(float)
+        shared: Counter = Counter()
+        for t in unique:
+            for i, value in self.postings.get(t, ()):
+                out[i] += value
+                shared[i] += 1
+        return {i: v / best for i, v in out.items() if shared[i] >= min_terms}
 
 
 def _compile_patterns(patterns: Sequence[str]) -> list[re.Pattern]:
@@ -218,16 +291,23 @@ def rank_lexical(
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
 ) -> list[Match]:
-    """Lexical-only routing: points, threshold, at most ``w.limit`` skills, best first."""
+    """Lexical-only routing: points (+ BM25 points), threshold, at most ``w.limit`` skills."""
+    hits = lexical_hits(index, message, w)
+    # Like the negative constraint, one shared word is not enough: DESIGN's "one keyword is
+    # below the threshold" holds, BM25 only adds points where two or more words match.
+    bm25 = index.bm25_scores(terms(message), w, min_terms=BM25_MIN_TERMS) if w.bm25_points else {}
     matches = []
-    for i, hit in lexical_hits(index, message, w).items():
+    for i, hit in hits.items():
+        bm = w.bm25_points * bm25.get(i, 0.0)
         boost = w.recent if index.names[i] in recent and hit.points > 0 else 0.0
-        score = hit.points + boost
+        score = hit.points + bm + boost
         if score < w.threshold:
             continue
         reasons = explain_lexical(hit) + ([f"recently used (+{boost:g})"] if boost else [])
-        reasons.append(f"lexical {hit.points:.2f} points (threshold {w.threshold:g})")
-        components = {"lexical": hit.points, "recent": boost}
+        if bm:
+            reasons.append(f"bm25 {bm25[i]:.2f} (+{bm:.2f} points)")
+        reasons.append(f"lexical {score - boost:.2f} points (threshold {w.threshold:g})")
+        components = {"lexical": hit.points, "bm25": bm, "recent": boost}
         matches.append(Match(index.names[i], score, reasons, components))
     return _best(matches, w.limit)
 
@@ -241,30 +321,85 @@ def rank_semantic(
     message: str,
     cosines: Sequence[float],
     *,
+    examples: Sequence[float] | None = None,
+    no_skill: float = 0.0,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
 ) -> list[Match]:
-    """Lexical points and the cosine of the message to each skill's centroid, combined."""
+    """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
+
+    ``cosines``: the message against each skill's centroid; ``examples``: against its closest
+    synthetic query (the centroid again for a skill without any); ``no_skill``: the message
+    against the centroid of generic chat messages (:func:`semantic.no_skill_vector`).
+    Evidence = centroid + ``example_weight`` * example (+ name mention, - negative constraint,
+    + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
+    capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the
+    skills after it need ``semantic_floor``.
+    """
     hits = lexical_hits(index, message, w)
-    order = sorted(range(len(cosines)), key=lambda i: -cosines[i])[: w.limit * 4]
-    matches = []
-    for i in dict.fromkeys([*order, *hits]):
-        match = _semantic_match(index.names[i], float(cosines[i]), hits.get(i), recent, w)
-        if match.score >= w.semantic_threshold:
-            matches.append(match)
-    return _best(matches, w.limit)
+    bm25 = index.bm25_scores(terms(message), w)
+    best = examples if examples is not None else cosines
+    if hasattr(cosines, "argpartition"):  # numpy arrays: the top few without a Python sort
+        evidence = cosines + w.example_weight * best
+        k = min(w.limit * 4, len(evidence))
+        top = evidence.argpartition(len(evidence) - k)[len(evidence) - k :]
+        order = [int(i) for i in top[(-evidence[top]).argsort()]]
+    else:
+        evidence = [c + w.example_weight * b for c, b in zip(cosines, best, strict=True)]
+        order = sorted(range(len(evidence)), key=lambda i: -evidence[i])[: w.limit * 4]
+    order += sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
+    matches = [
+        _semantic_match(
+            index.names[i], float(cosines[i]), float(best[i]), bm25.get(i, 0.0), float(no_skill), hits.get(i), recent, w
+        )
+        for i in dict.fromkeys([*order, *hits])
+    ]
+    matches = sorted(matches, key=lambda m: (-m.score, m.name))
+    if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w):
+        return []
+    return [m for m in matches if m.components["evidence"] >= w.semantic_floor][: w.limit]
 
 
-def _semantic_match(name: str, cosine: float, hit: _Hits | None, recent: frozenset[str], w: Weights) -> Match:
+def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS) -> bool:
+    """Does the best skill's semantic evidence say "this message needs a skill"?"""
+    return evidence >= w.semantic_threshold and evidence - w.no_skill_weight * no_skill >= w.no_skill_threshold
+
+
+def _semantic_match(
+    name: str,
+    cosine: float,
+    example: float,
+    bm25: float,
+    no_skill: float,
+    hit: _Hits | None,
+    recent: frozenset[str],
+    w: Weights,
+) -> Match:
     hit = hit or _Hits()
     points = hit.points - (w.name if hit.named else 0.0) + (w.negative if hit.negative else 0.0)
     lexical = w.lexical_weight * max(0.0, min(points, w.lexical_cap)) / w.lexical_cap
     named = w.semantic_name if hit.named else 0.0
     negative = w.semantic_negative if hit.negative else 0.0
     recent_boost = w.semantic_recent if name in recent and (points > 0 or cosine > 0.3) else 0.0
-    score = cosine + lexical + named - negative + recent_boost
-    reasons = explain_lexical(hit) + [f"semantic {cosine:.3f}", f"lexical {points:.2f} points"]
+    evidence = cosine + w.example_weight * example + named - negative + recent_boost
+    score = evidence + w.bm25_weight * bm25 + lexical
+    reasons = explain_lexical(hit) + [
+        f"semantic {cosine:.3f} (closest example {example:.3f})",
+        f"bm25 {bm25:.2f}",
+        f"lexical {points:.2f} points",
+        f"generic-chat likeness {no_skill:.3f}",
+    ]
     if recent_boost:
         reasons.append(f"recently used (+{recent_boost:g})")
-    components = {"semantic": cosine, "lexical": lexical, "name": named, "negative": -negative, "recent": recent_boost}
+    components = {
+        "semantic": cosine,
+        "example": example,
+        "bm25": w.bm25_weight * bm25,
+        "lexical": lexical,
+        "name": named,
+        "negative": -negative,
+        "recent": recent_boost,
+        "no_skill": no_skill,
+        "evidence": evidence,
+    }
     return Match(name, score, reasons, components)

