@@ -2,9 +2,11 @@
 
     .venv/bin/python bench/install.py [--skills 50] [--runs 3]
 
-Starts a local registry exactly like the e2e fixture (``tests/e2e/conftest.py``: migrate, a
-publish token, ``runserver`` on a free loopback port, SQLite in a temp folder), publishes N
-small skills (SKILL.md, a script, a reference), then times, best of ``--runs``:
+Starts a local registry like the e2e fixture (``tests/e2e/conftest.py``: migrate, a publish
+token, SQLite in a temp folder) on a free loopback port, served by gunicorn (``--server
+gunicorn``, the default: 4 sync workers) or ``runserver``. Under runserver every keep-alive
+request stalls ~40 ms, so floor and skillctl alike mostly measure that stall. Publishes N small
+skills (SKILL.md, a script, a reference), then times, best of ``--runs``:
 
 - floor: the same N archives downloaded and unzipped by plain Python in one process (one
   keep-alive HTTP client, ``zipfile.extractall``): no resolution, no checks, no lock.
@@ -141,11 +143,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--server", choices=["gunicorn", "runserver"], default="gunicorn")
     args = parser.parse_args()
     fixture = load_fixture()
     with tempfile.TemporaryDirectory(prefix="skillyard-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        registry = fixture.start_registry(tmp / "registry")
+        registry = fixture.start_registry(tmp / "registry", server=args.server)
         try:
             folders = make_skills(tmp / "src", args.skills)
             for folder in folders:
@@ -163,13 +166,14 @@ def main() -> None:
                     results["npx"].append(bench_npx(tmp / "src", tmp / f"npx{run}"))
         finally:
             registry.stop()
-    report(results, args.skills, why_not_npx)
+    report(results, args.skills, why_not_npx, args.server)
 
 
-def report(results: dict[str, list[float]], count: int, why_not_npx: str | None) -> None:
+def report(results: dict[str, list[float]], count: int, why_not_npx: str | None, server: str) -> None:
     best = {k: min(v) for k, v in results.items() if v}
     med = {k: statistics.median(v) for k, v in results.items() if v}
-    print(f"install {count} skills from a local registry (best / median of {len(results['floor'])} runs)")
+    print(f"install {count} skills from a local registry under {server} "
+          f"(best / median of {len(results['floor'])} runs)")
     labels = {"floor": "floor: plain Python download + unzip", "cold": "skillctl install (cold cache)",
               "cached": "skillctl install --frozen (cached)", "npx": "npx skills add (from disk)"}
     for key, label in labels.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
 from registry.access import Actor
@@ -9,6 +11,9 @@ from registry.errors import BadRequest, not_found
 from registry.models import AuditEvent, DistTag, Membership, Owner, Skill, SkillVersion, Token
 from skillctl.errors import UsageError
 from skillctl.versions import resolve, sort_key
+
+# Columns no version listing shows; deferred so a listing does not load and decode them per row.
+VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings")
 
 
 def skill_list_visible(
@@ -25,20 +30,38 @@ def skill_list_visible(
         skills = skills.filter(category__iexact=category)
     if tag:
         skills = skills.filter(tags_index__contains=f",{tag.lower()},")
+    if not q:  # plain popularity order, which the skill_popular index serves
+        return skills.order_by("-downloads", "name")
     exact = Case(When(name=q.lower(), then=Value(0)), default=Value(1), output_field=IntegerField())
     return skills.annotate(exact_rank=exact).order_by("exact_rank", "-downloads", "name")
 
 
+def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
+    """Each skill's default version, from one query of (skill, version, yanked) rows.
+
+    The pick needs semantic-version order (``skillctl.versions``), which SQL cannot sort by,
+    so the rows are few narrow columns and the choice is made here.
+    """
+    skill_ids = list(skill_ids)
+    rows = SkillVersion.objects.live().filter(skill_id__in=skill_ids).values_list("skill_id", "version", "yanked")
+    by_skill: dict[int, list[dict]] = {}
+    for skill_id, version, yanked in rows:
+        by_skill.setdefault(skill_id, []).append({"version": version, "yanked": yanked})
+    return {skill_id: resolve("", by_skill.get(skill_id, [])) for skill_id in skill_ids}
+
+
 def skill_get_visible(*, actor: Actor, name: str) -> Skill:
-    skill = Skill.objects.visible_to(actor.user, actor.token).select_related("owner").filter(name=name).first()
-    if skill is None:
-        raise not_found("skill")
-    return skill
+    # get(), not first(): a unique key needs no ORDER BY, which costs Django ~1 ms to compile.
+    try:
+        return Skill.objects.visible_to(actor.user, actor.token).select_related("owner").get(name=name)
+    except Skill.DoesNotExist:
+        raise not_found("skill") from None
 
 
 def skill_versions(*, skill: Skill) -> list[SkillVersion]:
-    """Live versions, highest first (semantic order, not publication order)."""
-    return sorted(skill.versions.live(), key=lambda v: sort_key(v.version), reverse=True)
+    """Live versions, highest first (semantic order, not publication order), for listings."""
+    versions = skill.versions.live().defer(*VERSION_LISTING_DEFERRED)
+    return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
 
 
 def latest_version(versions) -> str | None:
@@ -57,18 +80,30 @@ def skill_dist_tags(*, skill: Skill, versions: list[SkillVersion] | None = None)
 
 
 def skill_version_get_visible(*, actor: Actor, name: str, version: str) -> SkillVersion:
-    skill = skill_get_visible(actor=actor, name=name)
-    found = skill.versions.live().filter(version=version).first()
-    if found is None:
-        raise not_found("version")
-    found.skill = skill
-    return found
+    """One query on the way that succeeds; a miss asks again only to tell skill from version 404."""
+    visible = Skill.objects.visible_to(actor.user, actor.token).filter(name=name)
+    try:
+        return SkillVersion.objects.live().select_related("skill__owner", "published_by").get(
+            skill__in=visible, version=version
+        )
+    except SkillVersion.DoesNotExist:
+        skill_get_visible(actor=actor, name=name)
+        raise not_found("version") from None
+
+
+def skill_version_routing_manifest(*, version: SkillVersion) -> dict | None:
+    """The routing manifest the worker made for a version (DESIGN §9, a later issue): none yet.
+
+    The one place that says whether a version has one, so the version detail's
+    ``routing_manifest`` and the listings' ``has_routing_manifest`` cannot disagree.
+    """
+    return None
 
 
 def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> SkillVersion:
     """The version a spec selects, with ``skillctl.versions`` — the very rules the client uses."""
     skill = skill_get_visible(actor=actor, name=name)
-    versions = list(skill.versions.live())
+    versions = list(skill.versions.live().defer(*VERSION_LISTING_DEFERRED))
     explicit = dict(DistTag.objects.filter(skill=skill).values_list("tag", "version__version"))
     try:
         # No spec means the `latest` tag: an explicit one wins over the computed default.
@@ -86,7 +121,7 @@ def wellknown_index(*, actor: Actor) -> list[tuple[Skill, SkillVersion]]:
     """Each visible skill with its latest version, for the .well-known indexes."""
     skills = Skill.objects.visible_to(actor.user, actor.token).select_related("owner").order_by("name")
     by_skill: dict[int, list[SkillVersion]] = {}
-    for sv in SkillVersion.objects.live().filter(skill__in=skills):
+    for sv in SkillVersion.objects.live().filter(skill__in=skills).defer("body", "manifest", "warnings"):
         by_skill.setdefault(sv.skill_id, []).append(sv)
     entries = []
     for skill in skills:

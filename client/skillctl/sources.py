@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -292,7 +293,8 @@ class Fetched:
     registry_name: str = ""  # as recorded in skills.toml
     registry_url: str = ""
     commit: str = ""
-    detail: Callable[[], dict] | None = None  # the version's detail JSON, fetched on demand
+    # The version's detail JSON, fetched on demand; None when the registry lists no routing manifest.
+    detail: Callable[[], dict] | None = None
 
 
 class Fetcher:
@@ -305,6 +307,8 @@ class Fetcher:
         self.progress = progress
         self.force = force  # re-resolve a skill whose registry URL changed since it was locked
         self._answers: dict[tuple, Any] = {}
+        self._clients: dict[tuple, Any] = {}
+        self._clients_lock = threading.Lock()
 
     # --- collaborators ------------------------------------------------------------------
 
@@ -323,11 +327,17 @@ class Fetcher:
         return self.config.registry(recorded or None)
 
     def client(self, registry):
-        if self._client_factory is None:
-            from skillctl.registry_client import RegistryClient
+        """One client per registry for the run: a new one costs ~20 ms (TLS trust store) and
+        loses the kept-alive connections. The warm-up threads share it (httpx is thread-safe)."""
+        key = (registry.url, registry.token)
+        with self._clients_lock:
+            if key not in self._clients:
+                if self._client_factory is None:
+                    from skillctl.registry_client import RegistryClient
 
-            self._client_factory = RegistryClient
-        return self._client_factory(registry)
+                    self._client_factory = RegistryClient
+                self._clients[key] = self._client_factory(registry)
+            return self._clients[key]
 
 
     # --- fetching -----------------------------------------------------------------------
@@ -398,6 +408,9 @@ class Fetcher:
             )
         expected = locked.sha256 if locked else listed_sha
         archive, sha = self._download(client, source.name, version, expected)
+        if entry.get("has_routing_manifest") is False:
+            # Nothing to fetch. A registry without the field leaves it missing: ask, as before.
+            return Fetched(archive, sha, source, version, recorded, registry.url)
         detail_key = ("version", registry.url, source.name, version)
         return Fetched(archive, sha, source, version, recorded, registry.url,
                        detail=lambda: self._memo(detail_key, lambda: client.version(source.name, version)))

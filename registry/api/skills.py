@@ -41,11 +41,11 @@ class SkillList(APIView):
     def get(self, request):
         """List and search skills; an exact name match ranks first."""
         params = {k: request.query_params.get(k, "") for k in ("q", "owner", "category", "tag")}
-        skills = selectors.skill_list_visible(actor=request_actor(request), **params).prefetch_related("versions")
+        skills = selectors.skill_list_visible(actor=request_actor(request), **params)
         paginator = Pagination()
         page = paginator.paginate_queryset(skills, request, view=self)
-        latest_by_id = {s.id: selectors.latest_version(v for v in s.versions.all() if v.deleted_at is None) for s in page}
-        data = SkillOut(page, many=True, context={"request": request, "latest": latest_by_id}).data
+        latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page])
+        data = SkillOut(page, many=True, context={"request": request, "latest": latest}).data
         return paginator.get_paginated_response(data)
 
 

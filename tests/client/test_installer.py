@@ -240,6 +240,35 @@ def test_registry_routing_manifest_is_saved(ops, registry, env, monkeypatch):
     assert saved == [("hello", registry.skills["hello"]["1.3.0"]["sha256"], {"keywords": ["greet"]})]
 
 
+def _version_detail_requests(registry) -> list[str]:
+    return [p for p in registry.requests if "/versions/" in p and not p.endswith("/download")]
+
+
+def test_registry_without_has_routing_manifest_still_gets_version_detail(ops, registry):
+    ops.install(["hello@^1.0"])
+    assert _version_detail_requests(registry) == ["/api/v1/skills/hello/versions/1.1.0"]
+
+
+def test_install_skips_version_detail_when_registry_lists_no_routing_manifest(ops, registry):
+    registry.lists_routing_manifests = True
+    registry.publish("world", "1.0.0")
+    ops.install(["hello@^1.0", "world"])  # two skills: the concurrent warm-up runs too
+    assert _version_detail_requests(registry) == []
+    assert len(registry.requests) == 4  # per skill: skill detail + download
+
+
+def test_listed_routing_manifest_is_fetched_and_saved(ops, registry, monkeypatch):
+    import skillctl.routing.manifests as manifests
+
+    saved = []
+    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    registry.lists_routing_manifests = True
+    registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
+    ops.install(["hello@^1.0"])
+    assert saved == [("hello", registry.skills["hello"]["1.3.0"]["sha256"], {"keywords": ["greet"]})]
+    assert _version_detail_requests(registry) == ["/api/v1/skills/hello/versions/1.3.0"]
+
+
 def test_global_scope_has_its_own_lock(env, registry, tmp_path):
     registry.publish("hello", "1.0.0")
     config = Config(registries={"main": Registry("main", registry.url)}, default_registry="main")
@@ -260,3 +289,20 @@ def test_symlink_in_place_of_a_skill_is_replaced_only_with_force(ops, env, tmp_p
     ops.force = True
     ops.install(["hello@^1.0"])
     assert not (env / ".agents/skills/hello").is_symlink() and (dev / "SKILL.md").exists()
+
+
+def test_one_registry_client_serves_a_whole_install(env, registry):
+    from skillctl.registry_client import RegistryClient
+
+    made = []
+
+    def factory(reg):
+        made.append(reg.url)
+        return RegistryClient(reg)
+
+    for name in ("hello", "world", "again"):
+        registry.publish(name, "1.0.0")
+    config = Config(registries={"main": Registry("main", registry.url)}, default_registry="main")
+    ops = Operations(Scope.project(env), config=config, progress=False, client_factory=factory)
+    ops.install(["hello", "world", "again"])  # warm-up threads and the serial pass alike
+    assert made == [registry.url]

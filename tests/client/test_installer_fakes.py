@@ -53,6 +53,8 @@ class FakeRegistry:
         self.skills: dict[str, dict[str, dict]] = {}  # name -> version -> entry
         self.served: dict[tuple[str, str], bytes] = {}  # bytes served instead (tampering)
         self.requests: list[str] = []
+        # False: an older registry whose versions list lacks `has_routing_manifest`.
+        self.lists_routing_manifests = False
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -82,6 +84,9 @@ class FakeRegistry:
     def _detail(self, name: str) -> dict:
         versions = [{k: v for k, v in e.items() if k not in ("data", "routing_manifest")}
                     for e in self.skills[name].values()]
+        if self.lists_routing_manifests:
+            for listed, entry in zip(versions, self.skills[name].values(), strict=True):
+                listed["has_routing_manifest"] = entry["routing_manifest"] is not None
         return {"name": name, "versions": versions, "dist_tags": {}}
 
     def _handler(self):

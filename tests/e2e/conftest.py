@@ -75,8 +75,20 @@ def _manage(args: list[str], env: dict[str, str]) -> str:
     return proc.stdout
 
 
-def start_registry(data_dir: Path, *, username: str = "alice") -> LiveRegistry:
-    """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port."""
+def _server_command(server: str, port: int) -> list[str]:
+    if server == "runserver":
+        return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    # gunicorn's sync workers close each connection; runserver keeps it alive and then stalls
+    # ~40 ms per request on loopback (Nagle against delayed ACK), which swamps timings.
+    return [str(Path(sys.executable).with_name("gunicorn")), "skillyard.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", "4"]
+
+
+def start_registry(data_dir: Path, *, username: str = "alice", server: str = "runserver") -> LiveRegistry:
+    """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port.
+
+    ``server`` is ``runserver`` (the tests) or ``gunicorn`` (bench/install.py).
+    """
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(data_dir), "DJANGO_SETTINGS_MODULE": "skillyard.settings",
            "SKILLYARD_THROTTLE_ANON": "100000/min", "SKILLYARD_THROTTLE_USER": "100000/min",
@@ -88,7 +100,7 @@ def start_registry(data_dir: Path, *, username: str = "alice") -> LiveRegistry:
     port = _free_port()
     log = data_dir / "server.log"
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        _server_command(server, port),
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -151,3 +151,15 @@ def test_acceptance_5_same_name_on_two_registries(registry_factory, tmp_path):
     r = cli("install", "public:hello")
     assert r.returncode == 1 and "never switched silently" in r.stderr
     assert origin.read_text() == "corp\n"
+
+
+def test_cold_install_skips_version_detail_when_no_routing_manifest_is_listed(live_registry, tmp_path):
+    live_registry.publish(make(tmp_path / "src", "terse", "1.0.0"))
+    [listed] = httpx.get(f"{live_registry.url}/api/v1/skills/terse").json()["versions"]
+    assert listed["has_routing_manifest"] is False
+    cli = Cli(tmp_path, live_registry.url)
+    r = cli("install", "terse")
+    assert r.returncode == 0, r.stderr
+    requests = [line for line in live_registry.log.read_text().splitlines() if '"GET /api/v1/skills/terse' in line]
+    assert any("/versions/1.0.0/download" in line for line in requests)
+    assert not any('/versions/1.0.0 HTTP' in line for line in requests)

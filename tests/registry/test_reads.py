@@ -64,6 +64,13 @@ def test_detail_has_versions_and_dist_tags(catalogue, anon_api):
     assert body["versions"][0]["download_url"].endswith("/api/v1/skills/pdf-tools/versions/1.1.0/download")
 
 
+def test_detail_versions_say_whether_a_routing_manifest_exists(catalogue, anon_api):
+    versions = anon_api.get("/api/v1/skills/pdf-tools").json()["versions"]
+    assert [v["has_routing_manifest"] for v in versions] == [False, False]
+    detail = anon_api.get("/api/v1/skills/pdf-tools/versions/1.1.0").json()
+    assert detail["has_routing_manifest"] is (detail["routing_manifest"] is not None)
+
+
 def test_version_detail_has_manifest_files_and_body(catalogue, anon_api):
     body = anon_api.get("/api/v1/skills/pdf-tools/versions/1.0.0").json()
     assert body["manifest"]["name"] == "pdf-tools"
