@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from registry.access import Actor
 from registry.errors import BadRequest, not_found
@@ -37,17 +37,35 @@ def skill_list_visible(
 
 
 def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
-    """Each skill's default version, from one query of (skill, version, yanked) rows.
+    """Each skill's default version (see ``default_version``), from one narrow query.
 
     The pick needs semantic-version order (``skillctl.versions``), which SQL cannot sort by,
     so the rows are few narrow columns and the choice is made here.
     """
     skill_ids = list(skill_ids)
-    rows = SkillVersion.objects.live().filter(skill_id__in=skill_ids).values_list("skill_id", "version", "yanked")
+    pinned = DistTag.objects.filter(skill_id=OuterRef("skill_id"), tag="latest", version_id=OuterRef("pk"))
+    rows = (
+        SkillVersion.objects.live()
+        .filter(skill_id__in=skill_ids)
+        .annotate(tagged_latest=Exists(pinned))
+        .values_list("skill_id", "version", "yanked", "tagged_latest")
+    )
     by_skill: dict[int, list[dict]] = {}
-    for skill_id, version, yanked in rows:
+    tags: dict[int, dict[str, str]] = {}
+    for skill_id, version, yanked, tagged_latest in rows:
         by_skill.setdefault(skill_id, []).append({"version": version, "yanked": yanked})
-    return {skill_id: resolve("", by_skill.get(skill_id, [])) for skill_id in skill_ids}
+        if tagged_latest:
+            tags[skill_id] = {"latest": version}
+    return {
+        skill_id: default_version(by_skill.get(skill_id, []), tags.get(skill_id, {}))
+        for skill_id in skill_ids
+    }
+
+
+def default_version(rows: list[dict], dist_tags: dict[str, str]) -> str | None:
+    """A skill's default version, everywhere one is shown or served: its explicit ``latest`` tag,
+    else the highest non-yanked stable version, else the highest non-yanked prerelease."""
+    return resolve("latest", rows, dist_tags=dist_tags)
 
 
 def skill_get_visible(*, actor: Actor, name: str) -> Skill:
@@ -65,7 +83,7 @@ def skill_versions(*, skill: Skill) -> list[SkillVersion]:
 
 
 def latest_version(versions) -> str | None:
-    """The default pick: highest non-yanked stable version, else highest non-yanked prerelease."""
+    """The computed default, ignoring tags: highest non-yanked stable, else prerelease."""
     return resolve("", [{"version": v.version, "yanked": v.yanked} for v in versions])
 
 
@@ -107,7 +125,8 @@ def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> Skill
     explicit = dict(DistTag.objects.filter(skill=skill).values_list("tag", "version__version"))
     try:
         # No spec means the `latest` tag: an explicit one wins over the computed default.
-        chosen = resolve(spec or "latest", [{"version": v.version, "yanked": v.yanked} for v in versions], dist_tags=explicit)
+        rows = [{"version": v.version, "yanked": v.yanked} for v in versions]
+        chosen = resolve(spec, rows, dist_tags=explicit) if spec else default_version(rows, explicit)
     except UsageError as exc:
         raise BadRequest("version.spec_invalid", f"{exc.message}. {exc.hint}") from exc
     if chosen is None:
@@ -118,17 +137,17 @@ def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> Skill
 
 
 def wellknown_index(*, actor: Actor) -> list[tuple[Skill, SkillVersion]]:
-    """Each visible skill with its latest version, for the .well-known indexes."""
+    """Each visible skill with its default version, for the .well-known indexes."""
     skills = Skill.objects.visible_to(actor.user, actor.token).select_related("owner").order_by("name")
     by_skill: dict[int, list[SkillVersion]] = {}
     for sv in SkillVersion.objects.live().filter(skill__in=skills).defer("body", "manifest", "warnings"):
         by_skill.setdefault(sv.skill_id, []).append(sv)
+    defaults = skill_latest_versions(skill_ids=[skill.id for skill in skills])
     entries = []
     for skill in skills:
-        versions = by_skill.get(skill.id, [])
-        top = latest_version(versions)
+        top = defaults.get(skill.id)
         if top:
-            entries.append((skill, next(v for v in versions if v.version == top)))
+            entries.append((skill, next(v for v in by_skill[skill.id] if v.version == top)))
     return entries
 
 

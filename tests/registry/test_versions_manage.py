@@ -113,3 +113,15 @@ def test_read_token_cannot_yank(skill, alice, token_for):
 
     response = Api(token_for(alice, "read")).post("/api/v1/skills/tool/versions/1.0.0/yank", {})
     assert response.status_code == 403 and response.json()["code"] == "token.scope"
+
+
+def test_an_explicit_latest_tag_is_the_default_everywhere(skill, anon_api):
+    """List, detail, download and the well-known index agree on the default version."""
+    assert skill.put("/api/v1/skills/tool/dist-tags/latest", {"version": "2.0.0"}).status_code == 200
+    listed = {s["name"]: s["latest_version"] for s in anon_api.get("/api/v1/skills").json()["results"]}
+    assert listed["tool"] == "2.0.0"
+    assert anon_api.get("/api/v1/skills/tool").json()["dist_tags"]["latest"] == "2.0.0"
+    assert anon_api.get("/api/v1/skills/tool/download")["X-Skill-Version"] == "2.0.0"
+    index = anon_api.get("/.well-known/skills/index.json").json()
+    entries = index.get("skills", index) if isinstance(index, dict) else index
+    assert any("2.0.0" in str(entry) and "tool" in str(entry) for entry in entries)
