@@ -87,7 +87,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         transaction_mode="IMMEDIATE",
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- storage -------------------------------------------------------------------------------
