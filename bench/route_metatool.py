@@ -8,7 +8,9 @@ threshold, to compare with the published baselines (which rank only).
 
 ``--dev`` evaluates on a split of expansion.jsonl only (15 queries per tool build the manifest,
 5 are held out; negatives are those held-out queries routed with their own tool withheld, over
-10 random other tools as in test_similar, and 50 hand-written generic messages, DEV_GENERIC):
+10 random other tools as in test_similar, 50 hand-written generic messages, DEV_GENERIC, and the
+held-out no-skill messages of bench/data/no_skill_dev.txt; plus two held-out queries joined as a
+multi analogue):
 the weights in ``skillctl.routing.scoring`` were tuned there, never on the test files.
 
     python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev] [--cache F.npz] [--set W=V]
@@ -33,6 +35,9 @@ from skillctl.routing.router import Router  # noqa: E402
 from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"
+# Dev negatives, second set: the held-out third of the hand-written "needs no skill" pool (same
+# categories as routing/data/no-skill.txt, disjoint from it, never shipped).
+NO_SKILL_DEV = Path(__file__).resolve().parent / "data" / "no_skill_dev.txt"
 NO_THRESHOLD = dict(
     threshold=float("-inf"), semantic_threshold=float("-inf"), no_skill_threshold=float("-inf"), semantic_floor=float("-inf")
 )
@@ -168,6 +173,15 @@ def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Ve
     names = tuple(sorted(build))
     rng = random.Random(5)
     withheld = {r["query"]: tuple(sorted(rng.sample([n for n in names if n not in r["expected_tools"]], 10))) for r in held}
+    # multi analogue: two held-out queries of different tools joined into one message
+    pick = random.Random(7)
+    multi = []
+    for r in held:
+        other = pick.choice([h for h in held if h["expected_tools"] != r["expected_tools"]])
+        multi.append({"query": f"{r['query'].rstrip()} {other['query']}", "expected_tools": r["expected_tools"] + other["expected_tools"]})
+    multi = multi[::2]
+    lines = NO_SKILL_DEV.read_text("utf-8").splitlines()
+    no_skill_dev = [{"query": q.strip()} for q in lines if q.strip() and not q.startswith("#")]
     return {
         "dev top-1/top-3": topk(bench, held, names, True),
         "dev rank top-1/top-3": topk(bench, held, names, False),
@@ -178,6 +192,9 @@ def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Ve
         "dev generic messages (50, hand-written) -> none": none_share(
             bench, [{"query": q} for q in DEV_GENERIC], lambda r: names
         ),
+        f"dev no-skill pool, held out ({len(no_skill_dev)}) -> none": none_share(bench, no_skill_dev, lambda r: names),
+        "dev multi (2 queries joined) top-1/top-3": topk(bench, multi, names, True),
+        "dev multi rank top-1/top-3": topk(bench, multi, names, False),
     }
 
 
@@ -196,7 +213,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep MiniLM vectors of the texts in this .npz between runs")
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="override a Weights field")
     args = parser.parse_args()
-    weights = replace(DEFAULT_WEIGHTS, **{k: float(v) for k, v in (kv.split("=", 1) for kv in args.set)})
+    weights = replace(DEFAULT_WEIGHTS, **{k: type(getattr(DEFAULT_WEIGHTS, k))(float(v)) for k, v in (kv.split("=", 1) for kv in args.set)})
     tools = read_jsonl(args.data / "tools.jsonl")
     expansion: dict[str, list[str]] = defaultdict(list)
     for row in read_jsonl(args.data / "expansion.jsonl"):

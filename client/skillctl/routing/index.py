@@ -2,9 +2,11 @@
 
 Each entry keeps what routing and the catalog need without re-reading the skill: where it is,
 the SKILL.md fingerprint (mtime, size), the routing manifest, a token estimate, whether the model
-may invoke it, and (with the semantic extra) the centroid vector and the vectors of the manifest's
-synthetic queries as base64 float16. Loading is
-one ``json.loads``; only new or changed skills are parsed again, and ``--reindex`` rebuilds all.
+may invoke it. With the semantic extra, the centroid vector and the vectors of the manifest's
+synthetic queries (base64 float16, ~20 KB for a skill with 20 queries) go to a sidecar file
+(``index-*.vectors.json``) that only semantic routing reads, so lexical-only routing does not
+parse them. Loading is one ``json.loads`` (two with semantic); only new or changed skills are
+parsed again, and ``--reindex`` rebuilds all.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_co
 from skillctl.routing import manifests as rm
 from skillctl.routing.scoring import compile_manifest
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 
 
@@ -41,8 +43,10 @@ class Entry:
     compiled: dict = field(default_factory=dict)  # the manifest's words, stemmed (scoring)
 
     def to_dict(self) -> dict:
+        """What the main index file keeps (the vectors go to the sidecar, see _write_vectors)."""
         data = dict(self.__dict__)
         data["manifest"] = self.manifest.to_dict()
+        del data["vector"], data["examples"]
         return data
 
     @classmethod
@@ -83,6 +87,35 @@ def index_path(roots: Sequence[tuple[str, Path]]) -> Path:
     key = "\n".join(f"{scope}:{Path(root).resolve()}" for scope, root in roots)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return paths.state_dir() / "routing" / f"index-{digest}.json"
+
+
+def vectors_path(path: Path) -> Path:
+    return path.with_name(path.name[: -len(".json")] + ".vectors.json")
+
+
+def _read_vectors(path: Path, model: str) -> dict[str, dict]:
+    """Skill folder -> {"fingerprint", "vector", "examples"} from the sidecar, if it matches."""
+    try:
+        data = json.loads(vectors_path(path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("version") != INDEX_VERSION or data.get("model") != model:
+        return {}
+    return data.get("vectors", {})
+
+
+def _write_vectors(path: Path, entries: list[Entry], model: str) -> None:
+    vectors = {
+        e.path: {"fingerprint": e.fingerprint, "vector": e.vector, "examples": e.examples}
+        for e in entries
+        if e.vector is not None
+    }
+    target = vectors_path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    data = {"version": INDEX_VERSION, "model": model, "vectors": vectors}
+    tmp.write_text(json.dumps(data, separators=(",", ":")), "utf-8")
+    tmp.replace(target)
 
 
 def registry_mtimes() -> dict[str, int]:
@@ -163,11 +196,17 @@ def load_index(
         elif fp is not None and (entry := build_entry(scope, folder, fp)):
             entries.append(entry)
             changed = True
-    if semantic and any(e.vector is None for e in entries):
-        add_vectors(entries, sem.encoder())
-        changed = True
     if changed:
-        _write(path, entries, sem.MODEL_ID if semantic else None)
+        _write(path, entries, None)
+    if semantic:
+        stored_vectors = {} if rebuild else _read_vectors(path, sem.MODEL_ID)
+        for e in entries:
+            v = stored_vectors.get(e.path)
+            if v is not None and v.get("fingerprint") == e.fingerprint:
+                e.vector, e.examples = v.get("vector"), v.get("examples")
+        if any(e.vector is None for e in entries) or len(stored_vectors) != len(entries):
+            add_vectors(entries, sem.encoder())
+            _write_vectors(path, entries, sem.MODEL_ID)
     keep, collisions = resolve_collisions([(e.name, Path(e.path)) for e in entries])
     return RoutingIndex([entries[i] for i in keep], collisions, sem.MODEL_ID if semantic else None)
 

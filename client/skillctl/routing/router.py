@@ -42,11 +42,11 @@ class Router:
         self._no_skill = None
 
     def no_skill(self):
-        """The "needs no skill" reference vector (generic chat), loaded on first use."""
+        """The "needs no skill" reference (``semantic.NoSkillReference``), loaded on first use."""
         if self._no_skill is None:
-            from skillctl.routing.semantic import no_skill_vector
+            from skillctl.routing.semantic import no_skill_reference
 
-            self._no_skill = no_skill_vector(self.encoder)
+            self._no_skill = no_skill_reference(self.encoder)
         return self._no_skill
 
     @property
@@ -69,7 +69,7 @@ class Router:
             return rank_lexical(self.index, text, recent=recent, w=self.weights)
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
         cosines, examples = self.vectors.scores(vector)
-        no_skill = float(self.no_skill() @ vector)
+        no_skill = self.no_skill().score(vector, self.weights.no_skill_k)
         return rank_semantic(
             self.index, text, cosines, examples=examples, no_skill=no_skill, recent=recent, w=self.weights
         )

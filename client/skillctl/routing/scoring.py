@@ -50,11 +50,13 @@ class Weights:
     semantic_recent: float = 0.03
     # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
     # + recent). The best skill's evidence must reach semantic_threshold, and, minus
-    # no_skill_weight * the message's cosine to generic chat (data/no-skill.txt), reach
+    # no_skill_weight * the message's no-skill score (mean cosine of its no_skill_k closest
+    # messages in data/no-skill.txt, which need no skill; 0: cosine to their centroid), reach
     # no_skill_threshold; the skills after it need semantic_floor.
-    semantic_threshold: float = 0.56
-    no_skill_weight: float = 1.0
-    no_skill_threshold: float = 0.52
+    semantic_threshold: float = 0.62
+    no_skill_weight: float = 2.5
+    no_skill_threshold: float = 0.02
+    no_skill_k: int = 5
     semantic_floor: float = 0.40
     limit: int = 3  # DESIGN section 7: at most 3 skills
 
@@ -329,8 +331,8 @@ def rank_semantic(
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
     ``cosines``: the message against each skill's centroid; ``examples``: against its closest
-    synthetic query (the centroid again for a skill without any); ``no_skill``: the message
-    against the centroid of generic chat messages (:func:`semantic.no_skill_vector`).
+    synthetic query (the centroid again for a skill without any); ``no_skill``: how close the
+    message is to messages that need no skill (:meth:`semantic.NoSkillReference.score`).
     Evidence = centroid + ``example_weight`` * example (+ name mention, - negative constraint,
     + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
     capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the

