@@ -69,7 +69,18 @@ class Router:
             return rank_lexical(self.index, text, recent=recent, w=self.weights)
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
         cosines, examples = self.vectors.scores(vector)
+        whitened = None
+        if self.weights.whitened_weight and hasattr(self.vectors, "whitened_scores"):
+            if (white := self.vectors.whitened_scores(vector)) is not None:
+                whitened = white[0] + self.weights.example_weight * white[1]
         no_skill = self.no_skill().score(vector, self.weights.no_skill_k)
         return rank_semantic(
-            self.index, text, cosines, examples=examples, no_skill=no_skill, recent=recent, w=self.weights
+            self.index,
+            text,
+            cosines,
+            examples=examples,
+            whitened=whitened,
+            no_skill=no_skill,
+            recent=recent,
+            w=self.weights,
         )

@@ -8,7 +8,8 @@ or more words match. A message naming a skill ("use pdf-editor") picks it whatev
 A match of the negative constraint costs points; recent use adds a little to a skill that
 already matched. With semantic vectors (see :func:`rank_semantic`) the evidence is the cosine
 to the skill's centroid plus ``example_weight`` times the cosine to its closest synthetic query;
-BM25 and capped lexical points add to the rank; "no skill" is decided on the best skill's
+BM25, capped lexical points and (with 30+ skills that have synthetic queries) the same
+cosines in the installed set's whitened space add to the rank; "no skill" is decided on the best skill's
 evidence and on how much the message looks like generic chat (:func:`passes_gate`).
 At most ``limit`` skills, none below the threshold; every match says why.
 """
@@ -43,6 +44,9 @@ class Weights:
     # With semantic vectors (tuned on a dev split of MetaTool's expansion set, see bench/README):
     example_weight: float = 0.5  # the closest synthetic query's cosine, next to the centroid's
     bm25_weight: float = 0.8
+    # With 30+ skills that have synthetic queries: the same centroid + example cosines in the
+    # installed set's whitened space (semantic.whitening) add to the rank, not to the evidence.
+    whitened_weight: float = 1.0
     lexical_weight: float = 0.2
     lexical_cap: float = 8.0
     semantic_name: float = 1.0
@@ -324,6 +328,7 @@ def rank_semantic(
     cosines: Sequence[float],
     *,
     examples: Sequence[float] | None = None,
+    whitened: Sequence[float] | None = None,
     no_skill: float = 0.0,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
@@ -331,7 +336,9 @@ def rank_semantic(
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
     ``cosines``: the message against each skill's centroid; ``examples``: against its closest
-    synthetic query (the centroid again for a skill without any); ``no_skill``: how close the
+    synthetic query (the centroid again for a skill without any); ``whitened``: centroid +
+    ``example_weight`` * example cosines in the whitened space (None: no whitening), added to
+    the rank with ``whitened_weight`` (the gate and floor stay on the evidence); ``no_skill``: how close the
     message is to messages that need no skill (:meth:`semantic.NoSkillReference.score`).
     Evidence = centroid + ``example_weight`` * example (+ name mention, - negative constraint,
     + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
@@ -341,18 +348,31 @@ def rank_semantic(
     hits = lexical_hits(index, message, w)
     bm25 = index.bm25_scores(terms(message), w)
     best = examples if examples is not None else cosines
+    white = whitened if whitened is not None and w.whitened_weight else None
     if hasattr(cosines, "argpartition"):  # numpy arrays: the top few without a Python sort
         evidence = cosines + w.example_weight * best
+        if white is not None:
+            evidence = evidence + w.whitened_weight * white
         k = min(w.limit * 4, len(evidence))
         top = evidence.argpartition(len(evidence) - k)[len(evidence) - k :]
         order = [int(i) for i in top[(-evidence[top]).argsort()]]
     else:
         evidence = [c + w.example_weight * b for c, b in zip(cosines, best, strict=True)]
+        if white is not None:
+            evidence = [e + w.whitened_weight * x for e, x in zip(evidence, white, strict=True)]
         order = sorted(range(len(evidence)), key=lambda i: -evidence[i])[: w.limit * 4]
     order += sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
     matches = [
         _semantic_match(
-            index.names[i], float(cosines[i]), float(best[i]), bm25.get(i, 0.0), float(no_skill), hits.get(i), recent, w
+            index.names[i],
+            float(cosines[i]),
+            float(best[i]),
+            bm25.get(i, 0.0),
+            float(no_skill),
+            hits.get(i),
+            recent,
+            w,
+            None if white is None else float(white[i]),
         )
         for i in dict.fromkeys([*order, *hits])
     ]
@@ -376,6 +396,7 @@ def _semantic_match(
     hit: _Hits | None,
     recent: frozenset[str],
     w: Weights,
+    whitened: float | None = None,
 ) -> Match:
     hit = hit or _Hits()
     points = hit.points - (w.name if hit.named else 0.0) + (w.negative if hit.negative else 0.0)
@@ -384,9 +405,11 @@ def _semantic_match(
     negative = w.semantic_negative if hit.negative else 0.0
     recent_boost = w.semantic_recent if name in recent and (points > 0 or cosine > 0.3) else 0.0
     evidence = cosine + w.example_weight * example + named - negative + recent_boost
-    score = evidence + w.bm25_weight * bm25 + lexical
+    white = w.whitened_weight * whitened if whitened is not None else 0.0
+    score = evidence + white + w.bm25_weight * bm25 + lexical
     reasons = explain_lexical(hit) + [
-        f"semantic {cosine:.3f} (closest example {example:.3f})",
+        f"semantic {cosine:.3f} (closest example {example:.3f})"
+        + (f", whitened {whitened:.3f}" if whitened is not None else ""),
         f"bm25 {bm25:.2f}",
         f"lexical {points:.2f} points",
         f"generic-chat likeness {no_skill:.3f}",
@@ -396,6 +419,7 @@ def _semantic_match(
     components = {
         "semantic": cosine,
         "example": example,
+        "whitened": white,
         "bm25": w.bm25_weight * bm25,
         "lexical": lexical,
         "name": named,

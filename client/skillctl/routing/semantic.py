@@ -22,6 +22,11 @@ NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
 NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
 MAX_TOKENS = 128  # the length the model was trained at; routing messages are shorter
 BATCH = 1  # one text per run: int8 attention on padded batches was slower per text (measured)
+# Whitening (see :func:`whitening`): shrinkage towards the identity, and the fewest skills with
+# two or more synthetic queries needed to estimate the within-skill covariance; below that,
+# plain cosine only (tuned / checked on the MetaTool dev split, see bench/README).
+WHITENING_SHRINKAGE = 0.1
+WHITENING_MIN_SKILLS = 30
 
 _encoder: Encoder | None = None
 
@@ -125,14 +130,45 @@ def example_texts(manifest) -> list[str]:
     return list(manifest.queries)
 
 
+def whitening(groups: Sequence, shrinkage: float = WHITENING_SHRINKAGE, min_skills: int = WHITENING_MIN_SKILLS):
+    """LDA-style whitening from the installed set: W = Sw'^(-1/2), or None when too few skills.
+
+    ``groups``: per skill, its synthetic-query vectors (None or fewer than 2 rows: left out).
+    Sw is the within-skill covariance (each vector minus its own skill's mean), shrunk towards
+    the identity, Sw' = (1 - shrinkage) Sw + shrinkage tr(Sw)/d I. Directions in which one
+    skill's queries vary a lot (wording, length) count for less; directions that separate
+    skills for more. Statistics of the installed set, like BM25's IDF: no labels involved.
+    """
+    import numpy as np
+
+    groups = [np.asarray(g, dtype=np.float64) for g in groups if g is not None and len(g) >= 2]
+    if len(groups) < max(int(min_skills), 1):
+        return None
+    deviations = np.concatenate([g - g.mean(axis=0) for g in groups])
+    within = deviations.T @ deviations / max(len(deviations) - len(groups), 1)
+    dim = within.shape[0]
+    within = (1 - shrinkage) * within + shrinkage * np.trace(within) / dim * np.eye(dim)
+    values, basis = np.linalg.eigh(within)
+    values = np.maximum(values, 1e-12 * max(float(values.max()), 1e-12))
+    return ((basis / np.sqrt(values)) @ basis.T).astype(np.float32)
+
+
+def _normalised_rows(matrix):
+    import numpy as np
+
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
 class SkillVectors:
     """Per skill: the centroid and the synthetic-query vectors, scored with one matrix product.
 
     ``examples`` stacks every skill's example vectors; ``starts[i]`` is where skill i's begin
     (each skill has at least one row: its centroid when it has no synthetic queries).
+    ``whiten`` (a symmetric (384, 384) matrix from :func:`whitening`, or None): the centroids
+    and examples are also kept whitened and L2-normalised, for :meth:`whitened_scores`.
     """
 
-    def __init__(self, centroids, examples=None, starts=None) -> None:
+    def __init__(self, centroids, examples=None, starts=None, whiten=None) -> None:
         import numpy as np
 
         self.centroids = np.asarray(centroids, dtype=np.float32)
@@ -140,15 +176,21 @@ class SkillVectors:
             examples, starts = self.centroids, np.arange(len(self.centroids))
         self.examples = np.asarray(examples, dtype=np.float32)
         self.starts = np.asarray(starts, dtype=np.int64)
+        self.whiten = None if whiten is None else np.asarray(whiten, dtype=np.float32)
+        if self.whiten is not None:
+            self.white_centroids = _normalised_rows(self.centroids @ self.whiten)
+            self.white_examples = _normalised_rows(self.examples @ self.whiten)
 
     @classmethod
-    def from_lists(cls, centroids, examples: Sequence) -> SkillVectors:
-        """``examples[i]``: skill i's (k, 384) query vectors, or None (its centroid stands in)."""
+    def from_lists(cls, centroids, examples: Sequence, *, whiten: bool = True) -> SkillVectors:
+        """``examples[i]``: skill i's (k, 384) query vectors, or None (its centroid stands in).
+        ``whiten``: estimate the whitening from these skills' queries (None if too few)."""
         import numpy as np
 
         rows = [e if e is not None and len(e) else c[None, :] for c, e in zip(centroids, examples, strict=True)]
         starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
-        return cls(np.stack(list(centroids)), np.concatenate(rows), starts)
+        matrix = whitening(examples) if whiten else None
+        return cls(np.stack(list(centroids)), np.concatenate(rows), starts, matrix)
 
     def __len__(self) -> int:
         return len(self.centroids)
@@ -158,6 +200,17 @@ class SkillVectors:
         import numpy as np
 
         return self.centroids @ vector, np.maximum.reduceat(self.examples @ vector, self.starts)
+
+    def whitened_scores(self, vector):
+        """The same two cosines in the whitened space (one 384x384 product for the message),
+        or None without whitening."""
+        if self.whiten is None:
+            return None
+        import numpy as np
+
+        white = self.whiten @ vector
+        white = white / max(float(np.linalg.norm(white)), 1e-12)
+        return self.white_centroids @ white, np.maximum.reduceat(self.white_examples @ white, self.starts)
 
 
 def no_skill_texts() -> list[str]:

@@ -160,3 +160,71 @@ def test_lexical_index_file_does_not_carry_vectors(tmp_path, monkeypatch):
     assert lexical.entries[0].vector is None  # the lexical path never reads the sidecar
     again = ri.load_index([("dir", skill)], roots=roots, semantic=True)
     assert again.entries[0].vector == idx.entries[0].vector
+
+
+def _clustered(rng, dim=16, per_skill=20):
+    """Two skills whose means differ along e1 and whose queries vary a lot along u = (e1 + e2)/sqrt 2
+    (wording shared by every skill), plus 28 filler skills that vary along u the same way."""
+    u = np.zeros(dim, dtype=np.float32)
+    u[1] = u[2] = 2**-0.5
+    means = [np.eye(dim, dtype=np.float32)[0] + s * 0.15 * np.eye(dim, dtype=np.float32)[1] for s in (1, -1)]
+    means += [np.eye(dim, dtype=np.float32)[0] + 0.3 * np.eye(dim, dtype=np.float32)[3 + k % (dim - 3)] for k in range(28)]
+    spread = np.linspace(-0.8, 0.8, per_skill)[:, None]  # zero mean: the centroids stay on the means
+    groups = [m + rng.permutation(spread) * u + rng.normal(0, 0.02, (per_skill, dim)) for m in means]
+    return means, [g.astype(np.float32) for g in groups], u
+
+
+def test_whitening_separates_skills_that_plain_cosine_confuses():
+    from skillctl.routing.semantic import SkillVectors, centroid, whitening
+
+    rng = np.random.default_rng(0)
+    means, groups, u = _clustered(rng)
+    sv = SkillVectors.from_lists([centroid(g) for g in groups], groups)
+    assert sv.whiten is not None and sv.whiten.shape == (16, 16)
+    assert np.allclose(sv.whiten, sv.whiten.T, atol=1e-4)
+    # A query of skill 0 pushed along the shared wording direction: plain cosine prefers skill 1.
+    query = means[0] - 0.5 * u
+    query /= np.linalg.norm(query)
+    plain, _ = sv.scores(query)
+    white, _ = sv.whitened_scores(query)
+    assert plain[1] > plain[0]
+    assert white[0] > white[1] and int(np.argmax(white)) == 0
+    # On held-out queries of the two close skills, whitening is right more often than cosine.
+    held = _clustered(np.random.default_rng(1))[1][:2]
+    right = {"plain": 0, "white": 0}
+    for label, g in enumerate(held):
+        for q in g / np.linalg.norm(g, axis=1, keepdims=True):
+            right["plain"] += int(np.argmax(sv.scores(q)[0][:2]) == label)
+            right["white"] += int(np.argmax(sv.whitened_scores(q)[0][:2]) == label)
+    assert right["white"] > right["plain"] and right["white"] >= 0.9 * 2 * len(held[0])
+    # W^T Sw' W = I: the shrunk within-skill covariance is whitened.
+    w = whitening(groups, shrinkage=0.0)
+    deviations = np.concatenate([g - g.mean(axis=0) for g in groups]).astype(np.float64)
+    within = deviations.T @ deviations / (len(deviations) - len(groups))
+    assert np.allclose(w @ within @ w, np.eye(16), atol=1e-3)
+
+
+def test_whitening_falls_back_to_plain_cosine_with_few_skills():
+    from skillctl.routing.semantic import WHITENING_MIN_SKILLS, SkillVectors, centroid, whitening
+
+    rng = np.random.default_rng(0)
+    _, groups, _ = _clustered(rng)
+    few = groups[: WHITENING_MIN_SKILLS - 1]
+    assert whitening(few) is None
+    sv = SkillVectors.from_lists([centroid(g) for g in few], few)
+    assert sv.whiten is None and sv.whitened_scores(few[0][0]) is None
+    # skills without synthetic queries (offline manifests) do not count towards the minimum
+    assert whitening([*few, None, groups[-1][:1]]) is None
+    assert whitening(groups, min_skills=len(groups)) is not None
+
+
+def test_whitened_scores_change_the_rank_not_the_gate():
+    ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta")]
+    index = ScoringIndex(ms)
+    w = Weights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0)
+    got = rank_semantic(index, "something", [0.7, 0.6], whitened=[0.1, 0.9], no_skill=0.1, w=w)
+    assert [m.name for m in got] == ["beta", "alpha"]
+    assert got[0].components["evidence"] == pytest.approx(0.6) and got[0].components["whitened"] == pytest.approx(0.9)
+    assert any("whitened 0.900" in r for r in got[0].reasons)
+    # the gate reads the evidence only: a high whitened score does not let a weak message through
+    assert rank_semantic(index, "something", [0.4, 0.3], whitened=[2.0, 2.0], no_skill=0.1, w=w) == []
