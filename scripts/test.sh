@@ -18,6 +18,10 @@ run_pytest() {
   [ $rc = 0 ] || { echo "test.sh: pytest failed ($rc): $*" >&2; exit $rc; }
 }
 
+echo "== lint (ruff)"
+.venv/bin/ruff check client skillyard registry catalog worker tests bench ||
+  { echo "test.sh: lint failed (run \`.venv/bin/ruff check --fix ...\` for the fixable ones)" >&2; exit 1; }
+
 echo "== all tests (SQLite, filesystem storage)"
 run_pytest "$@"
 

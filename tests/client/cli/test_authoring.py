@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from skillctl.cli.main import main
 
 SKILLCTL = Path(sys.executable).with_name("skillctl")

@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import archive_builders as ab  # noqa: E402
+
 from skillctl.format import CODES, Limits  # noqa: E402
 from skillctl.format.archive import inspect_archive  # noqa: E402
 

@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import archive_builders as ab  # noqa: E402
+
 from skillctl.errors import SkillctlError  # noqa: E402
 from skillctl.format.archive import (  # noqa: E402
     ArchiveError,

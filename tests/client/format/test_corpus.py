@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from skillctl.format.findings import CODES
 from skillctl.format.load import load_skill
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+
 from skillctl.format import normalise
 from skillctl.format.extensions import normalise_version
 from skillctl.format.manifest import ConditionalNext, InstallSpec, McpSpec, RuntimeSpec, VarSpec

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from skillctl.format.load import load_skill
 
 SKILL = "---\nname: demo\ndescription: Does a thing.\nlicense: MIT\nversion: 1.0.0\n---\n# Demo\n"

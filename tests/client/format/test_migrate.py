@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from skillctl.format.migrate import MigrateError, migrate_skill_md, plan_migration
 from skillctl.format.parse import parse_skill_md
 

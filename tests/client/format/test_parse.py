@@ -7,6 +7,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from skillctl.format.findings import CODES
 from skillctl.format.parse import parse_skill_md
 
