@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from skillctl import fileio, paths
-from skillctl.errors import UsageError
+from skillctl.errors import SkillctlError, UsageError
 
 CONFIG_FILE = "config.toml"
 CREDENTIALS_FILE = "credentials.toml"
@@ -51,6 +51,16 @@ class Registry:
     def to_dict(self, *, mask: bool = True) -> dict[str, Any]:
         token = mask_secret(self.token) if mask else self.token
         return {"name": self.name, "url": self.url, "token": token}
+
+    def require_token(self) -> str:
+        """The token, or the error that tells how to log in."""
+        if not self.token:
+            raise SkillctlError(
+                f"not logged in to {self.name} ({self.url})",
+                hint=f"Run `skillctl login --registry {self.name}` (or set {ENV_TOKEN}).",
+                code="not_logged_in",
+            )
+        return self.token
 
 
 @dataclass

@@ -117,12 +117,7 @@ def whoami(app: App, registry_name: str | None, as_json: bool) -> int:
     from skillctl.registry_client import RegistryClient
 
     reg = app.config.registry(registry_name)
-    if not reg.token:
-        raise SkillctlError(
-            f"not logged in to {reg.name} ({reg.url})",
-            hint=f"Run `skillctl login --registry {reg.name}` (or set {ENV_TOKEN}).",
-            code="not_logged_in",
-        )
+    reg.require_token()
     with RegistryClient(reg) as client:
         me = client.me()
     if as_json:

@@ -88,12 +88,7 @@ def publish(
     report = _validated(source)
     name, version = report.name, _version(report, version)
     reg = app.config.registry(registry_name)
-    if not reg.token:
-        raise SkillctlError(
-            f"not logged in to {reg.name} ({reg.url})",
-            hint=f"Run `skillctl login --registry {reg.name}` (or set SKILLYARD_TOKEN).",
-            code="not_logged_in",
-        )
+    reg.require_token()
     with tempfile.TemporaryDirectory(prefix="skillctl-publish-") as tmp:
         archive = _archive_for(source, Path(tmp), name)
         sha256, size = _digest(archive)
