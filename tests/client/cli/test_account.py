@@ -15,15 +15,6 @@ from skillctl.registry_client import RegistryClient
 GOOD = "sky_good_token_123"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("SKILLYARD_REGISTRY", raising=False)
-    monkeypatch.delenv("SKILLYARD_TOKEN", raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
-    return tmp_path / "home"
-
-
 @pytest.fixture
 def registry(monkeypatch):
     """A fake registry: /me answers 200 for GOOD, 401 otherwise; records requests."""

@@ -39,14 +39,6 @@ MANIFEST = {
 }
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("SKILLYARD_REGISTRY", raising=False)
-    monkeypatch.delenv("SKILLYARD_TOKEN", raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
-
-
 @pytest.fixture
 def registry(monkeypatch):
     seen: list[httpx.Request] = []

@@ -19,11 +19,10 @@ TOKEN = "sky_publish_token_1"
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("SKILLYARD_REGISTRY", raising=False)
+def home(home, monkeypatch):
+    """The isolated home of cli/conftest.py, logged in through the environment."""
     monkeypatch.setenv("SKILLYARD_TOKEN", TOKEN)
-    monkeypatch.setenv("NO_COLOR", "1")
+    return home
 
 
 def parse_multipart(request: httpx.Request) -> dict[str, tuple[str | None, bytes]]:

@@ -24,6 +24,8 @@ from skillctl.sandbox import HostCaps, RunRequest, run_skill
 from skillctl.sandbox.bwrap_backend import UID_BASE, UID_SPAN, BwrapBackend
 from skillctl.sandbox.workspace import owner_token
 
+from ...conftest import docker_daemon_ok, require_service
+
 # Small on purpose: every limit in the suite is hit within a second or two.
 SUITE_CAPS = HostCaps(
     default_timeout_seconds=3,
@@ -155,22 +157,11 @@ def host_processes_with(token: str) -> list[int]:
     return found
 
 
-def docker_daemon_ok() -> bool:
-    try:
-        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 @pytest.fixture(scope="session")
 def bwrap_available() -> None:
-    """Like tests/conftest.py's service fixtures: skip locally, fail in CI, when bwrap can't run."""
-    if BwrapBackend().available():
-        return
-    message = "bubblewrap is not available (apt-get install bubblewrap; user namespaces enabled)"
-    if os.environ.get("SKILLYARD_REQUIRE_SERVICES") == "1":
-        pytest.fail(f"SKILLYARD_REQUIRE_SERVICES=1 and {message}")
-    pytest.skip(message)
+    require_service(
+        "bubblewrap", BwrapBackend().available(), "apt-get install bubblewrap; user namespaces enabled"
+    )
 
 
 @pytest.fixture(params=["docker", "bwrap"])
