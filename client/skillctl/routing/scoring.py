@@ -57,10 +57,10 @@ class Weights:
     # no_skill_weight * the message's no-skill score (mean cosine of its no_skill_k closest
     # messages in data/no-skill.txt, which need no skill; 0: cosine to their centroid), reach
     # no_skill_threshold; the skills after it need semantic_floor.
-    semantic_threshold: float = 0.62
-    no_skill_weight: float = 2.5
-    no_skill_threshold: float = 0.02
-    no_skill_k: int = 5
+    semantic_threshold: float = 0.60
+    no_skill_weight: float = 2.0
+    no_skill_threshold: float = -0.04
+    no_skill_k: int = 3
     semantic_floor: float = 0.40
     limit: int = 3  # DESIGN section 7: at most 3 skills
 

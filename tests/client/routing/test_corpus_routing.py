@@ -1,14 +1,16 @@
 """Acceptance 2: offline manifests alone route hand-written queries over real corpus skills.
 
 The skills are the 126 of K-Dense-AI/claude-scientific-skills in ../shared/corpus (no synthetic
-queries, no model: what a skill installed from a folder gets). Each query below was written by
-reading the skill it expects, in a user's words rather than the description's.
+queries: what a skill installed from a folder gets), routed lexical-only and with MiniLM. Each
+query below was written by reading the skill it expects, in a user's words rather than the
+description's.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from skillctl.routing import semantic as sem
 from skillctl.skillset import SkillSet
 
 REPO = "K-Dense-AI__claude-scientific-skills"
@@ -135,10 +137,16 @@ SMALL_TALK = [
 ]
 
 
-@pytest.fixture(scope="module")
-def scientific_skills(corpus_dir, tmp_path_factory, monkeypatch_module):
+@pytest.fixture(scope="module", params=["lexical", "semantic"])
+def scientific_skills(request, corpus_dir, tmp_path_factory, monkeypatch_module):
+    """The same skills routed lexical-only and, when the extra is installed, with MiniLM (the
+    default for users who have it): offline manifests, so no synthetic queries and no whitening."""
+    semantic = request.param == "semantic"
+    if semantic and not sem.available():
+        pytest.skip("the semantic extra is not installed")
     monkeypatch_module.setenv("SKILLYARD_HOME", str(tmp_path_factory.mktemp("home")))
-    skills = SkillSet.from_dir(corpus_dir / REPO, semantic=False)
+    skills = SkillSet.from_dir(corpus_dir / REPO, semantic=semantic)
+    assert skills.semantic is semantic
     assert len(skills.names) >= 100
     return skills
 
