@@ -132,6 +132,9 @@ for _folder in (DATA_DIR, STATIC_ROOT):
 MiB = 1024 * 1024
 # The largest archive accepted (413 beyond): DESIGN section 4, the same as the client's limit.
 SKILLYARD_MAX_UPLOAD_BYTES = env_int("SKILLYARD_MAX_UPLOAD_BYTES", 50 * MiB)
+# Multipart part headers and the small form fields around the archive: a request declaring more
+# than the archive limit plus this is refused (413) before its body is read.
+SKILLYARD_UPLOAD_OVERHEAD_BYTES = 64 * 1024
 # Uploads above this spill to a temp file instead of memory: a web worker holds few at once.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB
 # Tokens are checked on every request; recording last use more often than this is write noise.

@@ -77,7 +77,7 @@ _REFUSALS: dict[int, tuple[str, str]] = {
     403: ("forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
     404: ("not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
     409: ("conflict", "Published versions are immutable: bump `version` and publish again."),
-    413: ("too_large", "Archives are limited to 50 MiB; remove large assets."),
+    413: ("too_large", "The archive is over this registry's size limit; remove large assets (or move them out of the skill)."),
     422: ("invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
 }
 

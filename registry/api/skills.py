@@ -84,6 +84,7 @@ class VersionList(APIView):
     )
     def post(self, request, name: str):
         """Publish a version: 201; identical bytes again 200; other bytes 409; invalid 422."""
+        services.skill_version_upload_check(declared_bytes=_content_length(request))
         form = PublishIn(data=request.data)
         form.is_valid(raise_exception=True)
         result = services.skill_version_publish(
@@ -98,6 +99,13 @@ class VersionList(APIView):
         response = Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
         response["Location"] = request.build_absolute_uri(request.path + "/" + result.version.version)
         return response
+
+
+def _content_length(request) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
 
 
 class VersionDetail(APIView):

@@ -15,7 +15,11 @@ from registry.services.accounts import (
     user_owner_get,
 )
 from registry.services.audit import audit_record
-from registry.services.publish import PublishResult, skill_version_publish
+from registry.services.publish import (
+    PublishResult,
+    skill_version_publish,
+    skill_version_upload_check,
+)
 from registry.services.versions import (
     skill_delete,
     skill_dist_tag_remove,
@@ -41,6 +45,7 @@ __all__ = [
     "skill_version_deprecate",
     "skill_version_download_record",
     "skill_version_publish",
+    "skill_version_upload_check",
     "skill_version_unyank",
     "skill_version_yank",
     "token_authenticate",

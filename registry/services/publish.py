@@ -1,7 +1,7 @@
 """Publishing a version: the strictest path in the registry.
 
 Order of checks (each refusal stores nothing, in the database or in storage):
-size (413) → authentication (401) → visibility of an existing skill (404) and rights (403) →
+declared size, before the body is read (413, :func:`skill_version_upload_check`) → size (413) → authentication (401) → visibility of an existing skill (404) and rights (403) →
 archive and manifest via ``skillctl.format`` (422, every finding) → URL name = manifest name
 (422) → version (422) → name rules for a new skill (409) → under a row lock on the skill: the
 same version with the same bytes (200) or other bytes (409), else store the archive and the row.
@@ -66,6 +66,14 @@ def skill_version_publish(
         except _SkillCreatedConcurrently:
             continue
     raise Conflict("skill.busy", "The skill is being published concurrently; try again.")
+
+
+def skill_version_upload_check(*, declared_bytes: int | None) -> None:
+    """Refuse an upload whose declared length (``Content-Length``) cannot hold an archive within
+    the limit, before its body is received; the exact size is checked again on the archive."""
+    limit = settings.SKILLYARD_MAX_UPLOAD_BYTES
+    if declared_bytes is not None and declared_bytes > limit + settings.SKILLYARD_UPLOAD_OVERHEAD_BYTES:
+        raise TooLarge("archive.too_large", f"The upload is {declared_bytes} bytes; the archive limit is {limit}.")
 
 
 def _check_size(archive: IO[bytes]) -> None:

@@ -64,7 +64,7 @@ def test_search_passes_q_and_page_and_accepts_a_bare_list():
         (403, "forbidden", ExitCode.FAILURE, "login"),
         (404, "not_found", ExitCode.FAILURE, "search"),
         (409, "conflict", ExitCode.FAILURE, "version"),
-        (413, "too_large", ExitCode.FAILURE, "mib"),
+        (413, "too_large", ExitCode.FAILURE, "size limit"),
         (422, "invalid", ExitCode.FAILURE, "validate"),
         (500, "server_error", ExitCode.NETWORK, "retry"),
         (502, "server_error", ExitCode.NETWORK, "retry"),

@@ -11,7 +11,7 @@ import pytest
 
 from registry.models import AuditEvent, Skill, SkillVersion
 
-from .conftest import make_tar_gz, make_zip, stored_archives, version_count
+from .conftest import make_tar_gz, make_zip, stored_archives, upload, version_count
 
 pytestmark = pytest.mark.django_db
 
@@ -162,6 +162,18 @@ def test_publish_too_large_is_413(alice_api, settings):
     data = make_zip("pdf-tools", files={"assets/blob.txt": os.urandom(3000).hex()})
     assert len(data) > 1000
     response = alice_api.publish("pdf-tools", data)
+    assert response.status_code == 413
+    assert response.json()["code"] == "archive.too_large"
+    assert Skill.objects.count() == 0 and stored_archives() == []
+
+
+def test_publish_declaring_a_body_beyond_the_limit_is_413_before_reading_it(alice_api, settings):
+    # The body is a small valid archive: only the declared length can have refused it.
+    settings.SKILLYARD_MAX_UPLOAD_BYTES = 100_000
+    declared = 100_000 + settings.SKILLYARD_UPLOAD_OVERHEAD_BYTES + 1
+    client = alice_api.client
+    body = {"archive": upload(make_zip("pdf-tools"))}
+    response = client.post("/api/v1/skills/pdf-tools/versions", body, format="multipart", CONTENT_LENGTH=str(declared))
     assert response.status_code == 413
     assert response.json()["code"] == "archive.too_large"
     assert Skill.objects.count() == 0 and stored_archives() == []
