@@ -162,17 +162,21 @@ def credentials_path() -> Path:
     return paths.config_dir() / CREDENTIALS_FILE
 
 
+_INVALID_HINT = "Fix or delete the file; `skillctl config` rewrites it."
+
+
 def read_toml(path: Path) -> dict:
-    return fileio.read_toml(
-        path, hint="Fix or delete the file; `skillctl config` rewrites it.", code="config.invalid"
-    )
+    return fileio.read_toml(path, hint=_INVALID_HINT, code="config.invalid")
+
+
+def edit_toml(path: Path):
+    """The file as an editable document: what is not changed (comments included) is kept."""
+    return fileio.read_toml_document(path, hint=_INVALID_HINT, code="config.invalid")
 
 
 def write_toml(path: Path, data: dict) -> None:
     """Write atomically, mode 0600 from the start (the credentials file holds tokens)."""
-    import tomli_w
-
-    fileio.atomic_write(path, tomli_w.dumps(data), mode=0o600)
+    fileio.atomic_write(path, fileio.dump_toml(data), mode=0o600)
 
 
 def load_config() -> Config:
@@ -255,7 +259,7 @@ def set_value(dotted: str, text: str) -> Any:
             hint="Add it first with `skillctl config add-registry NAME URL`.",
             code="config.unknown_registry",
         )
-    data = read_toml(config_path())
+    data = edit_toml(config_path())
     node = data
     for part in parts[:-1]:
         child = node.setdefault(part, {})
@@ -278,7 +282,7 @@ def add_registry(name: str, url: str, *, default: bool = False) -> Registry:
             f"registry URL must start with http:// or https:// (got {url!r})",
             hint="Give the registry's base URL, e.g. https://skills.example.com",
         )
-    data = read_toml(config_path())
+    data = edit_toml(config_path())
     data.setdefault("registries", {})[name] = {"url": normalise_url(url)}
     if default:
         data["default_registry"] = name

@@ -3,6 +3,9 @@
 ``atomic_write``: readers see the old file or the new one, never a part, and a crash leaves no
 half-written file (temporary file in the same folder, fsync, one rename). The temporary file is
 created 0600, so a secret is never readable by others, even for a moment, before ``mode`` applies.
+TOML: ``read_toml`` for reading (tomllib, strict); ``read_toml_document`` for a file a person
+also edits (skills.toml, config.toml): edited in place with tomlkit and written back with
+``dump_toml``, its comments and layout survive skillctl's changes.
 """
 
 from __future__ import annotations
@@ -28,6 +31,27 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = 0o644) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def dump_toml(data: dict) -> str:
+    """TOML text of a plain dict or of a document from :func:`read_toml_document`."""
+    import tomlkit
+
+    return tomlkit.dumps(data)
+
+
+def read_toml_document(path: Path, *, hint: str, code: str):
+    """The TOML file as an editable ``tomlkit`` document (a dict) that keeps its comments and
+    layout; an empty document when absent. Invalid TOML is an error with ``hint``."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return tomlkit.document()
+    except (TOMLKitError, UnicodeDecodeError) as exc:
+        raise SkillctlError(f"{path} is not valid TOML: {exc}", hint=hint, code=code) from exc
 
 
 def read_toml(path: Path, *, hint: str, code: str) -> dict:

@@ -2,7 +2,9 @@
 
 Both are TOML, written in a fixed order (skills by name, keys in a fixed order, files by path)
 so that the same state always gives the same bytes and diffs stay small. Writes are atomic:
-a temporary file beside the target, fsync, then one rename.
+a temporary file beside the target, fsync, then one rename. skills.toml is also edited by hand:
+an existing file is updated in place, so its comments, layout and unchanged entries survive;
+new entries are added at the end.
 
 skills.toml, one table per skill; the key present says where it comes from (like Cargo)::
 
@@ -36,8 +38,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomli_w
 
 from skillctl import fileio, paths
 from skillctl.errors import SkillctlError
@@ -171,12 +171,15 @@ def source_kind(source: dict[str, str]) -> str:
     return "registry"
 
 
+def _invalid(what: str) -> dict[str, str]:
+    return {
+        "hint": f"Fix the {what} by hand, or delete it and run `skillctl install` again.",
+        "code": f"{what.replace('.', '_')}_invalid",
+    }
+
+
 def _read_toml(path: Path, what: str) -> dict[str, Any]:
-    return fileio.read_toml(
-        path,
-        hint=f"Fix the {what} by hand, or delete it and run `skillctl install` again.",
-        code=f"{what.replace('.', '_')}_invalid",
-    )
+    return fileio.read_toml(path, **_invalid(what))
 
 
 def _skills_table(data: dict[str, Any], path: Path) -> dict[str, dict[str, Any]]:
@@ -208,18 +211,37 @@ def read_lock(path: Path) -> dict[str, Locked]:
     return {name: Locked.from_toml(name, table) for name, table in skills.items()}
 
 
-def render_manifest(wanted: dict[str, Wanted]) -> str:
-    body = {"skills": {n: wanted[n].to_toml() for n in sorted(wanted)}}
-    return tomli_w.dumps(body)
+def render_manifest(wanted: dict[str, Wanted], existing=None) -> str:
+    """skills.toml for ``wanted``; ``existing`` (a document from the file) is updated in place."""
+    if existing is None:
+        return fileio.dump_toml({"skills": {n: wanted[n].to_toml() for n in sorted(wanted)}})
+    import tomlkit
+
+    skills = existing.setdefault("skills", tomlkit.table(is_super_table=True))
+    for name in [n for n in skills if n not in wanted]:
+        del skills[name]
+    for name in sorted(wanted):
+        new = wanted[name].to_toml()
+        if name not in skills:
+            skills[name] = new
+            continue
+        table = skills[name]
+        for key in [k for k in table if k not in new]:
+            del table[key]
+        for key, value in new.items():
+            if table.get(key) != value:
+                table[key] = value
+    return fileio.dump_toml(existing)
 
 
 def render_lock(locked: dict[str, Locked]) -> str:
     body = {"lock-version": LOCK_VERSION, "skills": {n: locked[n].to_toml() for n in sorted(locked)}}
-    return _LOCK_HEADER + tomli_w.dumps(body)
+    return _LOCK_HEADER + fileio.dump_toml(body)
 
 
 def write_manifest(path: Path, wanted: dict[str, Wanted]) -> None:
-    fileio.atomic_write(path, render_manifest(wanted))
+    existing = fileio.read_toml_document(path, **_invalid("skills.toml")) if path.exists() else None
+    fileio.atomic_write(path, render_manifest(wanted, existing))
 
 
 def write_lock(path: Path, locked: dict[str, Locked]) -> None:

@@ -128,6 +128,20 @@ def test_set_and_get_dotted_values_parse_toml_literals():
     assert config.get("missing.key", "d") == "d"
 
 
+def test_set_and_add_registry_keep_the_comments_of_config_toml():
+    path = cfg.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('# team settings: see the wiki\n[skills.hello]\nenabled = true  # needed by CI\n')
+    cfg.set_value("skills.hello.env.API_URL", "https://x.example")
+    cfg.add_registry("work", "https://skills.example.com")
+    text = path.read_text()
+    assert text.startswith("# team settings: see the wiki\n")
+    assert "enabled = true  # needed by CI" in text
+    config = cfg.load_config()
+    assert config.skills["hello"]["env"]["API_URL"] == "https://x.example"
+    assert config.registry("work").url == "https://skills.example.com"
+
+
 def test_set_refuses_tokens_in_config_toml():
     with pytest.raises(UsageError) as info:
         cfg.set_value("registries.local.token", "sky_x")

@@ -36,6 +36,40 @@ def test_manifest_round_trip_keeps_unknown_keys_and_sorts(tmp_path):
     assert render_manifest(back) == text
 
 
+def test_manifest_rewrite_keeps_comments_layout_and_untouched_entries(tmp_path):
+    path = tmp_path / "skills.toml"
+    path.write_text(
+        "# Skills for this repo: ask #platform before adding one.\n\n"
+        "[skills.notes]  # our own\n"
+        'path = "../notes"\n\n'
+        "[skills.hello]\n"
+        'registry = "default"\n'
+        'version = "^1.0"  # 2.x breaks the CI prompt\n\n'
+        "[skills.old]\n"
+        'path = "../old"\n'
+    )
+    wanted = read_manifest(path)
+    wanted["hello"] = Wanted("hello", {"registry": "default", "version": "^1.2"}, ["claude"])
+    del wanted["old"]
+    wanted["fmt"] = Wanted("fmt", {"archive": "dist/fmt.zip"})
+    write_manifest(path, wanted)
+    text = path.read_text()
+    assert text.startswith("# Skills for this repo: ask #platform before adding one.\n")
+    assert "[skills.notes]  # our own\n" in text
+    assert 'version = "^1.2"  # 2.x breaks the CI prompt' in text
+    assert "[skills.old]" not in text
+    assert text.index("[skills.notes]") < text.index("[skills.hello]") < text.index("[skills.fmt]")
+    assert read_manifest(path) == wanted
+
+
+def test_manifest_without_changes_is_rewritten_byte_for_byte(tmp_path):
+    path = tmp_path / "skills.toml"
+    original = '# header\n[skills.b]\npath = "b"   # aligned\n\n[skills.a]\nregistry = "x"\nversion = "1"\n'
+    path.write_text(original)
+    write_manifest(path, read_manifest(path))
+    assert path.read_text() == original
+
+
 def test_lock_round_trip_is_byte_identical_and_files_sorted(tmp_path):
     path = tmp_path / "skills.lock"
     entry = Locked("hello", "1.1.0", "a" * 64, {"registry": "main"}, registry_url="http://x",

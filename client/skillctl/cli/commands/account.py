@@ -175,9 +175,9 @@ def _show(app: App, as_json: bool) -> None:
 
 def _literal(value: Any) -> str:
     """A value as TOML would write it, so `config get` output can go back into `config set`."""
-    import tomli_w
+    import tomlkit
 
-    return tomli_w.dumps({"v": value})[4:].strip() if value != {} else "{}"
+    return tomlkit.item(value).as_string().strip() if value != {} else "{}"
 
 
 @click.group(invoke_without_command=True)
@@ -206,9 +206,9 @@ def config_get(app: App, key: str, as_json: bool) -> int:
     if as_json:
         console.out_json({"key": key, "value": value})
     elif isinstance(value, dict):
-        import tomli_w
+        from skillctl.fileio import dump_toml
 
-        console.out(tomli_w.dumps(value).rstrip())
+        console.out(dump_toml(value).rstrip())
     else:
         console.out(value if isinstance(value, str) else _literal(value))
     return 0
