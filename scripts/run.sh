@@ -24,7 +24,7 @@ if [ -n "${SKILLYARD_BROKER_URL:-}" ]; then
 fi
 
 echo "Skillyard registry: http://$HOST:$PORT/api/v1/skills  (docs: http://$HOST:$PORT/api/v1/docs/)"
-echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' 2>/dev/null | tail -1)"
+echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --replace 2>/dev/null | tail -1)"
 .venv/bin/gunicorn skillyard.wsgi:application --bind "$HOST:$PORT" --workers "$WORKERS" \
   --access-logfile - --graceful-timeout 5 &
 pids+=($!)

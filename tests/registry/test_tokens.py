@@ -112,3 +112,19 @@ def test_issue_token_command_prints_the_token_last(alice, capsys):
     token = Token.objects.get()
     assert token.scope == "publish" and token.owner.name == "alice"
     assert Api(secret).publish("cli-skill", make_zip("cli-skill")).status_code == 201
+
+
+def test_issue_token_replace_revokes_live_tokens_of_that_name_only(alice, capsys):
+    from django.core.management import call_command
+
+    def issue(*extra):
+        call_command("issue_token", "alice", "--name", "make run", *extra)
+        return capsys.readouterr().out.strip().splitlines()[-1]
+
+    first = issue()
+    call_command("issue_token", "alice", "--name", "ci")
+    second = issue("--replace")
+    live = Token.objects.filter(revoked_at__isnull=True)
+    assert sorted(live.values_list("name", flat=True)) == ["ci", "make run"]
+    assert Api(first).get("/api/v1/me").status_code == 401
+    assert Api(second).get("/api/v1/me").status_code == 200

@@ -1,12 +1,14 @@
-"""``manage.py issue_token USERNAME [--scope ...] [--owner NAME] [--expires-days N]``.
+"""``manage.py issue_token USERNAME [--scope ...] [--owner NAME] [--expires-days N] [--replace]``.
 
 Prints a new token as the last line of stdout (scripts take ``| tail -1``); it is never shown again.
+``--replace`` first revokes the user's live tokens of the same ``--name`` (``make run`` prints a
+fresh demo token on every start without piling up live ones).
 """
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from registry import services
+from registry import selectors, services
 from registry.access import SCOPE_RANK, Actor
 from registry.errors import RegistryError
 
@@ -21,14 +23,18 @@ class Command(BaseCommand):
         parser.add_argument("--expires-days", type=int, default=None)
         parser.add_argument("--name", default="issued by manage.py")
         parser.add_argument("--create-user", action="store_true", help="create the user if missing")
+        parser.add_argument("--replace", action="store_true", help="revoke the user's live tokens of this name first")
 
-    def handle(self, *args, username, scope, owner, expires_days, name, create_user, **options):
+    def handle(self, *args, username, scope, owner, expires_days, name, create_user, replace, **options):
         user = get_user_model().objects.filter(username=username).first()
         if user is None and create_user:
             user = services.user_create(username=username)
         if user is None:
             raise CommandError(f"no user named {username!r} (use --create-user)")
         try:
+            if replace:
+                for old in selectors.token_list(user=user).filter(name=name, revoked_at__isnull=True):
+                    services.token_revoke(actor=Actor(user), token_id=old.id)
             target = services.owner_get(name=owner) if owner else None
             token, secret = services.token_create(
                 actor=Actor(user), scope=scope, owner=target, name=name, expires_days=expires_days
