@@ -87,7 +87,7 @@ class Skill(models.Model):
     canonical_name = models.CharField(max_length=64, unique=True)
     owner = models.ForeignKey(Owner, on_delete=models.PROTECT, related_name="skills")
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
-    description = models.TextField(blank=True)  # of the latest version, for list and search
+    description = models.TextField(blank=True)  # of the default version, for list and search (services.summary)
     category = models.CharField(max_length=64, blank=True)
     tags = models.JSONField(default=list, blank=True)
     tags_index = models.CharField(max_length=1024, blank=True)  # ",a,b," — portable tag filter

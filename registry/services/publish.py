@@ -20,9 +20,9 @@ from registry.access import Actor, require
 from registry.errors import Conflict, Invalid, TooLarge, Unauthenticated, not_found
 from registry.models import Owner, Role, Skill, SkillVersion, TokenScope, Visibility
 from registry.names import canonical_name
-from registry.selectors import latest_version
 from registry.services.accounts import owner_get, user_owner_get
 from registry.services.audit import audit_record
+from registry.services.summary import skill_summary_refresh
 from registry.storage import archive_delete, archive_key, archive_put
 from skillctl.format import Limits, SkillReport, load_archive
 
@@ -207,20 +207,9 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         warnings=[_problem(f) for f in report.warnings],
         published_by=actor.user,
     )
-    if latest_version(skill.versions.live()) == version.version:
-        _skill_summary_update(skill, manifest)
+    skill_summary_refresh(skill=skill)
     audit_record(actor=actor, action="version.publish", owner=skill.owner.name, skill=skill.name, version=version.version, sha256=version.sha256)
     return version
-
-
-def _skill_summary_update(skill: Skill, manifest) -> None:
-    """List and search read the latest version's description, category and tags."""
-    tags = [str(t) for t in manifest.tags]
-    skill.description = manifest.description
-    skill.category = manifest.category
-    skill.tags = tags
-    skill.tags_index = "," + ",".join(t.lower() for t in tags) + "," if tags else ""
-    skill.save(update_fields=["description", "category", "tags", "tags_index", "updated_at"])
 
 
 def _problem(finding) -> dict:

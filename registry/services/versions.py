@@ -17,6 +17,7 @@ from registry.errors import Invalid, not_found
 from registry.models import DistTag, Role, Skill, SkillVersion, TokenScope
 from registry.selectors import skill_get_visible
 from registry.services.audit import audit_record
+from registry.services.summary import skill_summary_refresh
 from skillctl.errors import UsageError
 from skillctl.versions import parse_spec
 
@@ -44,6 +45,7 @@ def skill_version_yank(*, actor: Actor, name: str, version: str, reason: str = "
     sv = _version_for_write(actor=actor, name=name, version=version)
     sv.yanked, sv.yanked_reason = True, reason
     sv.save(update_fields=["yanked", "yanked_reason"])
+    skill_summary_refresh(skill=sv.skill)
     _audit(actor, "version.yank", sv, reason=reason)
     return sv
 
@@ -53,6 +55,7 @@ def skill_version_unyank(*, actor: Actor, name: str, version: str) -> SkillVersi
     sv = _version_for_write(actor=actor, name=name, version=version)
     sv.yanked, sv.yanked_reason = False, ""
     sv.save(update_fields=["yanked", "yanked_reason"])
+    skill_summary_refresh(skill=sv.skill)
     _audit(actor, "version.unyank", sv)
     return sv
 
@@ -75,6 +78,7 @@ def skill_dist_tag_set(*, actor: Actor, name: str, tag: str, version: str) -> Di
         raise Invalid("tag.invalid", "A tag starts with a letter, is at most 64 characters and is not a version range.")
     sv = _version_for_write(actor=actor, name=name, version=version)
     dist_tag, _ = DistTag.objects.update_or_create(skill=sv.skill, tag=tag, defaults={"version": sv})
+    skill_summary_refresh(skill=sv.skill)
     _audit(actor, "tag.set", sv, tag=tag)
     return dist_tag
 
@@ -94,6 +98,7 @@ def skill_dist_tag_remove(*, actor: Actor, name: str, tag: str) -> None:
     deleted, _ = DistTag.objects.filter(skill=skill, tag=tag).delete()
     if not deleted:
         raise not_found("tag")
+    skill_summary_refresh(skill=skill)
     audit_record(actor=actor, action="tag.remove", owner=skill.owner.name, skill=skill.name, tag=tag)
 
 
@@ -104,6 +109,7 @@ def skill_version_delete(*, actor: Actor, name: str, version: str) -> SkillVersi
     sv.deleted_at, sv.status = timezone.now(), SkillVersion.Status.DELETED
     sv.save(update_fields=["deleted_at", "status"])
     DistTag.objects.filter(version=sv).delete()
+    skill_summary_refresh(skill=sv.skill)
     _audit(actor, "version.delete", sv)
     return sv
 

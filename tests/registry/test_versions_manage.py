@@ -125,3 +125,27 @@ def test_an_explicit_latest_tag_is_the_default_everywhere(skill, anon_api):
     index = anon_api.get("/.well-known/skills/index.json").json()
     entries = index.get("skills", index) if isinstance(index, dict) else index
     assert any("2.0.0" in str(entry) and "tool" in str(entry) for entry in entries)
+
+
+def test_the_listed_summary_is_the_default_versions(alice_api, anon_api):
+    """Description, category and tags in list and search follow the version list, detail and
+    download serve: through publish, the ``latest`` tag, yank, unyank and delete."""
+    for version in ("1.0.0", "2.0.0"):
+        data = make_zip("tool", version=version, description=f"Tool {version}.", extra=f"category: c{version[0]}\n")
+        assert alice_api.publish("tool", data).status_code == 201
+
+    def listed() -> tuple[str, str]:
+        row = next(s for s in anon_api.get("/api/v1/skills").json()["results"] if s["name"] == "tool")
+        assert row["description"] == f"Tool {row['latest_version']}."  # never from another version
+        return row["latest_version"], row["category"]
+
+    assert listed() == ("2.0.0", "c2")
+    alice_api.put("/api/v1/skills/tool/dist-tags/latest", {"version": "1.0.0"})
+    assert listed() == ("1.0.0", "c1")
+    alice_api.delete("/api/v1/skills/tool/dist-tags/latest")
+    assert listed() == ("2.0.0", "c2")
+    alice_api.post("/api/v1/skills/tool/versions/2.0.0/yank", {"reason": "broken"})
+    assert listed() == ("1.0.0", "c1")
+    assert anon_api.get("/api/v1/skills", q="Tool 1.0.0").json()["count"] == 1
+    alice_api.delete("/api/v1/skills/tool/versions/2.0.0/yank")
+    assert listed() == ("2.0.0", "c2")
