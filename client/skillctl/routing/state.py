@@ -1,4 +1,4 @@
-"""Routing state outside skill folders: recent use and per-session approvals.
+"""Routing state outside skill folders: recent use, per-session approvals and loaded skills.
 
 A *session* is ``SKILLYARD_SESSION`` when set (agents and tests set it); otherwise the process
 that ran skillctl (the parent pid, plus its start time on Linux so a reused pid is a new
@@ -65,16 +65,37 @@ def record_use(names: list[str], now: float | None = None) -> None:
 
 
 def approved_skills(session: str | None = None) -> frozenset[str]:
-    sessions = _read(_state_file("approvals.json"))
-    return frozenset(sessions.get(session or session_id(), {}).get("skills", []))
+    return _session_names("skills", session)
 
 
 def remember_approval(name: str, session: str | None = None) -> None:
+    _add_session_names("skills", [name], session)
+
+
+def loaded_skills(session: str | None = None) -> frozenset[str]:
+    """Skills whose instructions an agent hook already gave in this session."""
+    return _session_names("loaded", session)
+
+
+def remember_loaded(names: list[str], session: str | None = None) -> None:
+    _add_session_names("loaded", names, session)
+
+
+def _session_names(key: str, session: str | None) -> frozenset[str]:
+    sessions = _read(_state_file("approvals.json"))
+    entry = sessions.get(session or session_id(), {})
+    return frozenset(entry.get(key, []) if isinstance(entry, dict) else [])
+
+
+def _add_session_names(key: str, names: list[str], session: str | None) -> None:
+    if not names:
+        return
     path = _state_file("approvals.json")
     sessions = _read(path)
-    key = session or session_id()
-    entry = sessions.pop(key, {"skills": []})
-    entry["skills"] = sorted({*entry.get("skills", []), name})
+    sid = session or session_id()
+    entry = sessions.pop(sid, {})
+    entry = entry if isinstance(entry, dict) else {}
+    entry[key] = sorted({*entry.get(key, []), *names})
     entry["updated"] = time.time()
-    sessions[key] = entry  # re-inserted last: the most recent session survives pruning
+    sessions[sid] = entry  # re-inserted last: the most recent session survives pruning
     _write(path, dict(list(sessions.items())[-MAX_SESSIONS:]))

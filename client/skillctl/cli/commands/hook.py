@@ -1,0 +1,109 @@
+"""``skillctl hook``: routing inside an agent, before its model is called (Claude Code hooks)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from skillctl import console
+from skillctl.cli.app import App, json_option, pass_app
+
+
+@click.group(invoke_without_command=True)
+@json_option
+@click.pass_context
+def hook(ctx: click.Context, as_json: bool) -> None:
+    """Route each prompt inside an agent: the hook agents call, and its installation.
+
+    \b
+    skillctl hook install claude      # once per project (-g: for every project)
+    skillctl hook                     # where it is installed
+    Claude Code then runs `skillctl hook claude` on every prompt and gives the model the
+    instructions of the skills the prompt needs (nothing when it needs none).
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from skillctl import agent_hooks, paths
+
+    places = {
+        scope: agent_hooks.claude_settings_path(user=scope == "user", project=paths.project_root())
+        for scope in ("project", "user")
+    }
+    found = {scope: {"settings": str(path), "installed": agent_hooks.claude_installed(path)} for scope, path in places.items()}
+    if as_json:
+        console.out_json({"claude": found})
+        return
+    for scope, state in found.items():
+        mark = "installed" if state["installed"] else "not installed"
+        console.out(f"claude\t{scope}\t{mark}\t{state['settings']}")
+
+
+@hook.command("claude")
+@json_option
+@pass_app
+def claude(app: App, as_json: bool) -> int:
+    """Claude Code's UserPromptSubmit hook: the event on stdin, the context as JSON on stdout.
+
+    Routes the prompt over the skills of the event's project (.agents/skills, .claude/skills)
+    and the user's. Always exits 0: a failing hook must not block the user's prompt (Claude
+    Code blocks on exit 2), so errors only go to stderr (--debug raises them).
+    """
+    from skillctl import agent_hooks
+
+    try:
+        event = agent_hooks.parse_event(sys.stdin.read())
+        context = agent_hooks.context_for(
+            _skills(app, event.cwd),
+            event,
+            history=agent_hooks.transcript_prompts(event.transcript, current=event.prompt),
+        )
+    except Exception as exc:  # noqa: BLE001 - see the docstring: never block the prompt
+        if app.debug:
+            raise
+        console.warn(f"skillctl hook claude: {exc}")
+        return 0
+    if context:
+        console.out_json(agent_hooks.claude_output(context), compact=True)
+    return 0
+
+
+def _skills(app: App, cwd: Path | None):
+    from skillctl import paths
+    from skillctl.skillset import SkillSet
+
+    project = paths.project_root(cwd)
+    extra = [project / ".claude" / "skills", Path.home() / ".claude" / "skills"]
+    return SkillSet.discover(project_dir=project, extra_dirs=extra, config=app.config)
+
+
+@hook.command("install")
+@click.argument("agent", type=click.Choice(["claude"]))
+@click.option("-g", "--global", "user", is_flag=True, help="In the user's settings (every project).")
+@json_option
+@pass_app
+def install(app: App, agent: str, user: bool, as_json: bool) -> int:
+    """Add the routing hook to AGENT's settings (Claude Code: .claude/settings.json)."""
+    from skillctl import agent_hooks, paths
+
+    settings = agent_hooks.claude_settings_path(user=user, project=paths.project_root())
+    command = f"{_executable()} {agent_hooks.HOOK_ARGS}"
+    changed = agent_hooks.install_claude(settings, command)
+    if as_json:
+        console.out_json({"agent": agent, "settings": str(settings), "command": command, "changed": changed})
+    elif changed:
+        console.success(f"Claude Code will run `{command}` on every prompt ({settings})")
+    else:
+        console.info(f"already installed in {settings}")
+    return 0
+
+
+def _executable() -> str:
+    """This skillctl, by absolute path: hooks run with the agent's PATH, which may lack our venv.
+    Started some other way (``python -m``), the same interpreter runs the same module."""
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "skillctl" and argv0.exists():
+        return shlex.quote(str(argv0.absolute()))
+    return f"{shlex.quote(sys.executable)} -m skillctl.cli.main"
