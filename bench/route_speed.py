@@ -3,7 +3,8 @@
 Prints in-process p50/p95 per message, lexical-only and with semantic (one MiniLM encode per
 message, 1 thread), and the wall time of a fresh ``skillctl route`` process (lexical-only, warm
 index) next to a fresh ``python -c pass`` on the same machine. Targets: p50 <= 2 ms lexical,
-<= 10 ms semantic; a fresh process <= 300 ms.
+<= 10 ms semantic; a fresh process <= 300 ms. Also, with no target: a fresh ``skillctl hook
+claude`` (what Claude Code runs on every prompt), lexical and semantic.
 
     python bench/route_speed.py [--skills 1000] [--corpus DIR]
 """
@@ -62,13 +63,30 @@ def per_message(skills, rounds: int = 20) -> tuple[float, float]:
     return statistics.median(times) * 1000, times[int(len(times) * 0.95)] * 1000
 
 
-def fresh(cmd: list[str], env: dict, runs: int = 15) -> float:
+def fresh(cmd: list[str], env: dict, runs: int = 15, stdin: str | None = None) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
+
+
+def hook_runs(skillctl: list[str], skills_dir: Path, env: dict, base: float) -> None:
+    """``skillctl hook claude`` as Claude Code runs it on every prompt: a project whose
+    .agents/skills holds the same skills, the event on stdin; lexical and (if installed) semantic."""
+    import json
+
+    project = skills_dir.parent / "project"
+    (project / ".agents").mkdir(parents=True, exist_ok=True)
+    (project / ".agents" / "skills").symlink_to(skills_dir, target_is_directory=True)
+    event = json.dumps({"session_id": "bench", "cwd": str(project), "prompt": QUERIES[0]})
+    modes = [("lexical", "0")] + ([("semantic", "1")] if env.get("SKILLYARD_SEMANTIC") != "0" else [])
+    for mode, flag in modes:
+        mode_env = {**env, "SKILLYARD_SEMANTIC": flag}
+        subprocess.run([*skillctl, "hook", "claude"], env=mode_env, input=event, text=True, capture_output=True, check=True)
+        took = fresh([*skillctl, "hook", "claude"], mode_env, runs=7, stdin=event)
+        print(f"fresh process: `skillctl hook claude` ({mode}) {took:6.1f} ms (ratio {took / base:.1f}x; no target)")
 
 
 def main() -> None:
@@ -105,6 +123,9 @@ def main() -> None:
         cli = fresh(route, env)
         print(f"fresh process: `python -c pass` {base:6.1f} ms; `skillctl route` (lexical) {cli:6.1f} ms"
               f" (target <= 300 ms; ratio {cli / base:.1f}x)")
+        if not semantic.available():
+            env["SKILLYARD_SEMANTIC"] = "0"
+        hook_runs(skillctl, skills_dir, env, base)
 
 
 if __name__ == "__main__":
