@@ -4,8 +4,9 @@ Claude Code runs a command on every prompt with the event as JSON on stdin (``pr
 ``session_id``, ``transcript_path``) and adds what the command prints as
 ``hookSpecificOutput.additionalContext`` to the model's context. ``skillctl hook claude`` routes
 the prompt over the skills installed for ``cwd`` (project, then user) and answers with the
-instructions of the skills it needs, or with nothing. A skill whose instructions were already
-given in this session gets one line pointing back to them instead of a second copy. A short
+instructions of the skills it needs, or with nothing. Instructions beyond the context budget
+are replaced by the path of their SKILL.md, for the model to read. A skill whose instructions
+were already given in this session gets one line pointing back to them instead of a second copy. A short
 continuation ("and for staging too") is routed together with the previous prompts of the
 transcript.
 
@@ -28,6 +29,9 @@ HOOK_ARGS = "hook claude"  # what identifies our entry in settings.json
 HOOK_TIMEOUT_S = 30  # Claude Code waits this long at most; a cold semantic route takes ~1 s
 TRANSCRIPT_TAIL_BYTES = 256 * 1024  # the previous prompts are at the end; never read it all
 HISTORY_MESSAGES = 2  # continuations join at most this many earlier prompts
+# Claude Code passes a long hook context on as a short preview (seen beyond ~10,000 characters):
+# skills that do not fit are named with the path of their SKILL.md for the model to read.
+CONTEXT_BUDGET_CHARS = 9000
 _FIX_HINT = "Fix the file by hand, then run `skillctl hook install claude` again."
 
 
@@ -93,7 +97,8 @@ def _user_text(line: str) -> str:
 
 
 def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> str:
-    """What the model should see for this prompt: new skills in full, earlier ones as a pointer."""
+    """What the model should see for this prompt: new skills in full (within the budget, else
+    the path to read), skills already given in this session as a one-line reminder."""
     from skillctl import prompt
     from skillctl.routing import state
 
@@ -102,20 +107,33 @@ def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> s
         return ""
     session = f"claude-{event.session}" if event.session else None
     loaded = state.loaded_skills(session)
-    fresh = [s for m in matches if m.name not in loaded and (s := skills.get(m.name))]
+    full, pointers, budget = [], [], CONTEXT_BUDGET_CHARS
+    for m in matches:
+        if m.name in loaded or (skill := skills.get(m.name)) is None:
+            continue
+        given = prompt.load_full(skill, config=skills.config)
+        size = len(prompt.full([given], "xml"))
+        if size <= budget:
+            full.append(given)
+            budget -= size
+        else:
+            pointers.append(f"The {m.name!r} skill applies ({_why(m)}); read {given.location} before you start.")
     parts = []
-    if fresh:
-        full = [prompt.load_full(s, config=skills.config) for s in fresh]
-        why = "; ".join(f"{m.name}: {', '.join(m.reasons[:2])}" for m in matches if m.name in {s.name for s in fresh})
-        parts.append(f"skillctl routed this request to these skills ({why}). Follow their instructions.")
-        parts.append(prompt.full(full, "xml"))
+    if full:
+        names = {s.name for s in full}
+        why = "; ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in names)
+        parts += [f"skillctl routed this request to these skills ({why}). Follow their instructions.", prompt.full(full, "xml")]
+    parts += pointers
     for m in matches:
         if m.name in loaded and (entry := skills.entry(m.name)):
-            location = Path(entry.path) / "SKILL.md"
-            parts.append(f"The {m.name!r} skill applies again; its instructions were given earlier ({location}).")
+            parts.append(f"The {m.name!r} skill applies again; its instructions were given earlier ({Path(entry.path) / 'SKILL.md'}).")
     skills.record_use([m.name for m in matches])
-    state.remember_loaded([s.name for s in fresh], session)
+    state.remember_loaded([s.name for s in full], session)
     return "\n\n".join(parts)
+
+
+def _why(match) -> str:
+    return ", ".join(match.reasons[:2])
 
 
 def claude_output(context: str) -> dict:

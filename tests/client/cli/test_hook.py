@@ -62,6 +62,22 @@ def test_the_same_session_gets_a_pointer_instead_of_a_second_copy(project, monke
     assert "rotate.py" in other["additionalContext"]
 
 
+def test_instructions_beyond_the_budget_become_a_path_to_read(project, monkeypatch, capsys):
+    folder = project / ".agents" / "skills" / "pdf-forms"
+    folder.mkdir()
+    body = "Fill the PDF form fields one by one.\n" * 400  # ~14,000 characters
+    (folder / "SKILL.md").write_text(
+        "---\nname: pdf-forms\ndescription: Fill PDF form fields and rotate PDF pages of forms.\n---\n" + body
+    )
+    _, output, _ = run_hook(monkeypatch, capsys, "rotate the pdf pages and fill the pdf form fields", cwd=project)
+    context = output["additionalContext"]
+    assert len(context) < 10_000
+    assert "rotate.py" in context  # the small skill, in full
+    assert f"read {folder / 'SKILL.md'} before you start" in context and "one by one" not in context
+    _, again, _ = run_hook(monkeypatch, capsys, "rotate the pdf pages and fill the pdf form fields", cwd=project)
+    assert f"read {folder / 'SKILL.md'}" in again["additionalContext"]  # not given, so not "given earlier"
+
+
 def test_small_talk_adds_nothing(project, monkeypatch, capsys):
     assert run_hook(monkeypatch, capsys, "thanks, that's all for now", cwd=project)[:2] == (0, None)
 
