@@ -156,7 +156,8 @@ def find_root(entries: list[Entry]) -> tuple[tuple[str, ...] | None, Finding | N
         )
     others = sorted({e.parts[0] for e in entries} - {homes[0]})
     if others:
+        finder = " (macOS Finder adds __MACOSX; `skillctl pack` makes a clean archive)" if "__MACOSX" in others else ""
         return None, error(
-            "archive.multiple_roots", f"entries beside the skill folder: {', '.join(others[:5])}"
+            "archive.multiple_roots", f"entries beside the skill folder: {', '.join(others[:5])}{finder}"
         )
     return (homes[0],), None

@@ -230,6 +230,13 @@ def test_two_top_level_skills_are_refused(fmt):
     assert codes(data) == {"archive.multiple_roots"}
 
 
+def test_a_finder_zip_is_refused_with_a_way_out():
+    data = ab.skill_zip(ab.ZipMember("__MACOSX/demo/._SKILL.md", b"\x00"), root="demo/")
+    findings = [f for f in inspect_archive(data).findings if f.is_error]
+    assert [f.code for f in findings] == ["archive.multiple_roots"]
+    assert "__MACOSX" in findings[0].message and "skillctl pack" in findings[0].message
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_files_beside_the_single_skill_folder_are_refused(fmt):
     if fmt == "zip":
