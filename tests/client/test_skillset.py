@@ -71,6 +71,14 @@ def test_cli_batch_form_prints_one_line_per_query_in_order(skills_dir, tmp_path)
     assert set(lines[0]["skills"][0]) == {"name", "score", "reasons"}
 
 
+def test_cli_route_with_no_skills_says_where_it_looked(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("route", "rotate this pdf", "--skills-dir", str(empty), "--no-semantic")
+    assert result.returncode == 0 and result.stdout == ""
+    assert f"no skills found in {empty}" in result.stderr and "skillctl install" in result.stderr
+
+
 def test_cli_route_without_message_is_a_usage_error(skills_dir):
     assert run_cli("route", "--skills-dir", str(skills_dir)).returncode == 2
 

@@ -85,6 +85,9 @@ def route(app: App, message, queries, history, explain, ask, reindex, skills_dir
     if message is None and queries is None:
         console.success(f"indexed {len(skills.names)} skills")
         return 0
+    if not skills.names:
+        places = ", ".join(str(root) for _, root in skills.roots)
+        console.info(f"no skills found in {places}; `skillctl install NAME` adds one, --skills-dir routes over a folder")
     if ask:
         return _ask(app, skills, message, list(history), as_json)
     for query in ([message] if queries is None else _read_queries(queries)):
