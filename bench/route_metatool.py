@@ -10,7 +10,7 @@ threshold, to compare with the published baselines (which rank only).
 5 are held out; negatives are those held-out queries routed with their own tool withheld, over
 10 random other tools as in test_similar, 50 hand-written generic messages, DEV_GENERIC, and the
 held-out no-skill messages of bench/data/no_skill_dev.txt; plus two held-out queries joined as a
-multi analogue):
+multi analogue, and the hand-written two-request messages of bench/data/multi_dev.jsonl):
 the weights in ``skillctl.routing.scoring`` were tuned there, never on the test files.
 
     python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev] [--cache F.npz] [--set W=V]
@@ -38,6 +38,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"
 # Dev negatives, second set: the held-out third of the hand-written "needs no skill" pool (same
 # categories as routing/data/no-skill.txt, disjoint from it, never shipped).
 NO_SKILL_DEV = Path(__file__).resolve().parent / "data" / "no_skill_dev.txt"
+# Dev multi-intent messages: 150 hand-written requests for two of the tools at once (written for
+# this bench from tools.jsonl only, never from the test files), both expected in the top 3.
+MULTI_DEV = Path(__file__).resolve().parent / "data" / "multi_dev.jsonl"
 NO_THRESHOLD = dict(
     threshold=float("-inf"), semantic_threshold=float("-inf"), no_skill_threshold=float("-inf"), semantic_floor=float("-inf")
 )
@@ -195,6 +198,7 @@ def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Ve
         f"dev no-skill pool, held out ({len(no_skill_dev)}) -> none": none_share(bench, no_skill_dev, lambda r: names),
         "dev multi (2 queries joined) top-1/top-3": topk(bench, multi, names, True),
         "dev multi rank top-1/top-3": topk(bench, multi, names, False),
+        "dev multi, hand-written (150) top-1/top-3": topk(bench, read_jsonl(MULTI_DEV), names, True),
     }
 
 

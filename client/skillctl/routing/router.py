@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillctl.routing.aggregation import routing_text
+from skillctl.routing.intents import split_intents
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.scoring import (
     DEFAULT_WEIGHTS,
@@ -61,10 +62,36 @@ class Router:
         recent: frozenset[str] = frozenset(),
         query_vector=None,
     ) -> list[Match]:
-        """The skills ``message`` needs, best first; ``history`` joins a short continuation."""
+        """The skills ``message`` needs, best first; ``history`` joins a short continuation.
+
+        A message with several requests (:mod:`skillctl.routing.intents`) also has each request
+        routed alone: the best skill of each joins the answer after the whole message's best.
+        When the whole message passes no threshold, two requests routed to two different skills
+        still make an answer; one alone does not (a long chatty message is not a request).
+        """
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
+        matches = self._route_text(text, recent, query_vector)
+        parts = split_intents(text)
+        if not parts:
+            return matches
+        firsts: dict[str, Match] = {}
+        for part in parts:
+            if (found := self._route_text(part, recent)) and found[0].name not in firsts:
+                firsts[found[0].name] = found[0]
+        if not matches and len(firsts) < 2:
+            return []
+        merged = {m.name: m for m in matches[:1]}
+        for name, match in firsts.items():
+            if name not in merged:
+                match.reasons.append("one of several requests in the message")
+                merged[name] = match
+        for match in matches[1:]:
+            merged.setdefault(match.name, match)
+        return list(merged.values())[: self.weights.limit]
+
+    def _route_text(self, text: str, recent: frozenset[str], query_vector=None) -> list[Match]:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights)
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)

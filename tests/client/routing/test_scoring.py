@@ -108,3 +108,38 @@ def test_short_continuation_is_routed_with_the_previous_message():
     router = Router(SKILLS)
     assert router.route("and for staging too") == []
     assert names(router.route("and for staging too", history=["deploy the services to kubernetes"])) == ["k8s-deploy"]
+
+
+def test_split_intents_cuts_at_sentences_and_request_connectors_only():
+    from skillctl.routing.intents import split_intents
+
+    assert split_intents("merge these pdf files, then deploy the api to kubernetes") == [
+        "merge these pdf files", "deploy the api to kubernetes"]
+    assert split_intents("Fill the PDF form. Also optimise my slow SQL query please!") == [
+        "Fill the PDF form.", "Also optimise my slow SQL query please!"]
+    assert split_intents("merge the pdf and docx files for me") == []  # a bare "and" joins nouns
+    assert split_intents("deploy the api to kubernetes. thanks!") == []  # "thanks!" is no request
+    assert split_intents("one two three. " * 9) == ["one two three."] * 4  # at most four parts
+
+
+def test_each_request_of_a_message_gets_its_skill():
+    router = Router(SKILLS)
+    message = "merge these pdf files and fill the pdf forms, then deploy the services to my kubernetes cluster"
+    matches = router.route(message)
+    assert names(matches)[:2] == ["pdf-tools", "k8s-deploy"]
+    assert "one of several requests in the message" in matches[1].reasons
+
+
+def test_two_requests_stand_without_the_whole_message_passing(monkeypatch):
+    import skillctl.routing.router as router_module
+
+    router = Router(SKILLS)
+    real = router._route_text
+    whole = "merge the pdf files. deploy it to kubernetes now"
+    monkeypatch.setattr(router, "_route_text", lambda text, recent, qv=None: [] if text == whole else real(text, recent))
+    assert names(router.route(whole)) == ["pdf-tools", "k8s-deploy"]
+    # ... but one request alone in a message that passes nothing is not enough
+    lone = "merge the pdf files. what a lovely morning it is"
+    monkeypatch.setattr(router, "_route_text", lambda text, recent, qv=None: [] if text == lone else real(text, recent))
+    assert router.route(lone) == []
+    assert router_module.split_intents(lone) == ["merge the pdf files.", "what a lovely morning it is"]

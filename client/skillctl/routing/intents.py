@@ -1,0 +1,26 @@
+"""Messages with more than one request: "book the flight, then check the weather there".
+
+A whole message that asks for two things scores each skill on a mix of both, so the second
+request (sometimes both) can fall below the threshold. The message is split where one request
+ends and another begins (sentence ends, and connectors such as "then", "also", "as well as";
+not a bare "and", which joins nouns as often as requests), and each part is routed on its own.
+Pure code.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_PART_WORDS = 3  # "thanks." or "please" is not a request of its own
+MAX_PARTS = 4  # each part costs one more encode with semantic routing
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CONNECTORS = re.compile(
+    r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
+)
+
+
+def split_intents(text: str) -> list[str]:
+    """The requests in ``text`` (at most ``MAX_PARTS``); one element or none: nothing to split."""
+    parts = [c for s in _SENTENCES.split(text) for c in _CONNECTORS.split(s)]
+    parts = [p.strip() for p in parts if len(p.split()) >= MIN_PART_WORDS]
+    return parts[:MAX_PARTS] if len(parts) >= 2 else []
