@@ -6,9 +6,9 @@ Claude Code runs a command on every prompt with the event as JSON on stdin (``pr
 the prompt over the skills installed for ``cwd`` (project, then user) and answers with the
 instructions of the skills it needs, or with nothing. Instructions beyond the context budget
 are replaced by the path of their SKILL.md, for the model to read. A skill whose instructions
-were already given in this session gets one line pointing back to them instead of a second copy. A short
-continuation ("and for staging too") is routed together with the previous prompts of the
-transcript.
+were already given in this session gets one line pointing back to them instead of a second
+copy. A short continuation ("and for staging too") is routed together with the previous
+prompts of the transcript.
 
 :func:`install_claude` writes the hook into ``.claude/settings.json`` (project) or
 ``~/.claude/settings.json`` (user), keeping everything else in the file.
@@ -107,21 +107,10 @@ def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> s
         return ""
     session = f"claude-{event.session}" if event.session else None
     loaded = state.loaded_skills(session)
-    full, pointers, budget = [], [], CONTEXT_BUDGET_CHARS
-    for m in matches:
-        if m.name in loaded or (skill := skills.get(m.name)) is None:
-            continue
-        given = prompt.load_full(skill, config=skills.config)
-        size = len(prompt.full([given], "xml"))
-        if size <= budget:
-            full.append(given)
-            budget -= size
-        else:
-            pointers.append(f"The {m.name!r} skill applies ({_why(m)}); read {given.location} before you start.")
+    full, pointers = _within_budget(skills, [m for m in matches if m.name not in loaded])
     parts = []
     if full:
-        names = {s.name for s in full}
-        why = "; ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in names)
+        why = "; ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in {s.name for s in full})
         parts += [f"skillctl routed this request to these skills ({why}). Follow their instructions.", prompt.full(full, "xml")]
     parts += pointers
     for m in matches:
@@ -130,6 +119,24 @@ def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> s
     skills.record_use([m.name for m in matches])
     state.remember_loaded([s.name for s in full], session)
     return "\n\n".join(parts)
+
+
+def _within_budget(skills, matches) -> tuple[list, list[str]]:
+    """(skills given in full, best first, while they fit; a "read it" line for each other)."""
+    from skillctl import prompt
+
+    full, pointers, budget = [], [], CONTEXT_BUDGET_CHARS
+    for m in matches:
+        if (skill := skills.get(m.name)) is None:
+            continue
+        given = prompt.load_full(skill, config=skills.config)
+        size = len(prompt.full([given], "xml"))
+        if size <= budget:
+            full.append(given)
+            budget -= size
+        else:
+            pointers.append(f"The {m.name!r} skill applies ({_why(m)}); read {given.location} before you start.")
+    return full, pointers
 
 
 def _why(match) -> str:
