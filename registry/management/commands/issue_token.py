@@ -7,6 +7,7 @@ fresh demo token on every start without piling up live ones).
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from registry import selectors, services
 from registry.access import SCOPE_RANK, Actor
@@ -32,13 +33,14 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"no user named {username!r} (use --create-user)")
         try:
-            if replace:
-                for old in selectors.token_list(user=user).filter(name=name, revoked_at__isnull=True):
-                    services.token_revoke(actor=Actor(user), token_id=old.id)
-            target = services.owner_get(name=owner) if owner else None
-            token, secret = services.token_create(
-                actor=Actor(user), scope=scope, owner=target, name=name, expires_days=expires_days
-            )
+            with transaction.atomic():  # --replace: never left with the old tokens revoked and no new one
+                if replace:
+                    for old in selectors.token_list(user=user).filter(name=name, revoked_at__isnull=True):
+                        services.token_revoke(actor=Actor(user), token_id=old.id)
+                target = services.owner_get(name=owner) if owner else None
+                token, secret = services.token_create(
+                    actor=Actor(user), scope=scope, owner=target, name=name, expires_days=expires_days
+                )
         except RegistryError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from exc
         self.stderr.write(f"token {token.prefix}… scope={scope} owner={owner or '*'} expires={token.expires_at:%Y-%m-%d}")
