@@ -148,6 +148,17 @@ def test_tampered_download_is_refused_with_exit_4_and_nothing_installed(ops, reg
     assert read_lock(env / "skills.lock") == {}
 
 
+@pytest.mark.parametrize("bad", ["missing-skill", "hello@^9", "tampered"])
+def test_a_failing_skill_in_a_list_installs_none_of_them(ops, registry, env, bad):
+    registry.publish("other", "1.0.0")
+    registry.publish("tampered", "1.0.0")
+    registry.served[("tampered", "1.0.0")] = registry.skills["other"]["1.0.0"]["data"]
+    with pytest.raises(SkillctlError):
+        ops.install(["other", bad])
+    assert not (env / ".agents/skills/other").exists()
+    assert not (env / "skills.toml").exists() and not (env / "skills.lock").exists()
+
+
 def test_registry_sha_differing_from_lock_is_refused_with_exit_4(ops, registry, env):
     ops.install(["hello@^1.0"])
     shutil.rmtree(env / ".agents")

@@ -6,6 +6,8 @@ Each runs inside :meth:`Installer.session` and places or removes skills only thr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from skillctl import agents as agent_links
 from skillctl import sources
 from skillctl.errors import SkillctlError, UsageError
@@ -21,7 +23,6 @@ class Operations(Verification, Installer):
 
     def install(self, args: list[str], *, registry: str = "", agents: list[str] = ()) -> list[Change]:
         agents = agent_links.expand(list(agents))
-        changes = []
         parsed = []
         for arg in args:
             source = sources.parse_source(arg)
@@ -31,8 +32,11 @@ class Operations(Verification, Installer):
         with self.session():
             self.warm([(self._effective(s), None) for s in parsed if s.kind == "registry"
                        and not self._is_current(self._effective(s))])
-            for source in parsed:
-                changes.append(self._install_one(source, agents))
+            # Every skill is resolved, fetched and verified before the first is placed: a name
+            # that does not resolve, a download that fails or a sha256 that does not match
+            # leaves everything as it was (like pip and npm), not half of the list installed.
+            placements = [self._plan_one(source, agents) for source in parsed]
+            changes = [place() for place in placements]
         return changes
 
     def _effective(self, source: Source) -> Source:
@@ -51,9 +55,13 @@ class Operations(Verification, Installer):
             and not local_changes(self.scope.skills_dir / source.name, locked.files))
 
     def _install_one(self, source: Source, agents: list[str]) -> Change:
+        return self._plan_one(source, agents)()
+
+    def _plan_one(self, source: Source, agents: list[str]) -> Callable[[], Change]:
+        """Check and fetch one skill now; the returned call places it."""
         if source.kind != "registry":
             fetched = self.fetch(source)
-            return self.place(fetched, wanted_source=source.record(self.scope.base), agents=agents)
+            return lambda: self.place(fetched, wanted_source=source.record(self.scope.base), agents=agents)
         current = self.wanted.get(source.name)
         recorded = current.source.get("registry", "") if current else ""
         if source.registry and current and source.registry != recorded and not self.force:
@@ -65,18 +73,20 @@ class Operations(Verification, Installer):
                 code="collision",
             )
         source = self._effective(source)
-        spec = source.spec
         locked = self.locked.get(source.name)
         if self._is_current(source):
-            self._relink(source.name, agents)
-            return Change(source.name, "unchanged", locked.version, locked.version,
-                          source.describe(), str(self.scope.skills_dir / source.name), agents)
+            return lambda: self._unchanged(source, locked, agents)
         if locked and not self.force:
             self._refuse_local_changes(source.name, locked)
         fetched = self.fetch(source)
-        record = {"registry": fetched.registry_name, "version": spec or f"^{fetched.version}"}
-        return self.place(fetched, wanted_source=record, agents=agents, expect_name=source.name,
-                          replace=locked is not None)
+        record = {"registry": fetched.registry_name, "version": source.spec or f"^{fetched.version}"}
+        return lambda: self.place(fetched, wanted_source=record, agents=agents, expect_name=source.name,
+                                  replace=locked is not None)
+
+    def _unchanged(self, source: Source, locked: Locked, agents: list[str]) -> Change:
+        self._relink(source.name, agents)
+        return Change(source.name, "unchanged", locked.version, locked.version,
+                      source.describe(), str(self.scope.skills_dir / source.name), agents)
 
     def _satisfies(self, locked: Locked, spec: str) -> bool:
         from skillctl import versions
