@@ -110,7 +110,7 @@ def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> s
     full, pointers = _within_budget(skills, [m for m in matches if m.name not in loaded])
     parts = []
     if full:
-        why = "; ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in {s.name for s in full})
+        why = " | ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in {s.name for s in full})
         parts += [f"skillctl routed this request to these skills ({why}). Follow their instructions.", prompt.full(full, "xml")]
     parts += pointers
     for m in matches:
@@ -139,8 +139,13 @@ def _within_budget(skills, matches) -> tuple[list, list[str]]:
     return full, pointers
 
 
+_WORDY_REASONS = ("name mentioned", "keywords:", "phrases:", "triggers:", "one of several requests")
+
+
 def _why(match) -> str:
-    return ", ".join(match.reasons[:2])
+    """The reasons a model can use (matched words), not the scores behind them."""
+    words = [r for r in match.reasons if r.startswith(_WORDY_REASONS)]
+    return "; ".join(words[:2]) or "close to what it is for"
 
 
 def claude_output(context: str) -> dict:

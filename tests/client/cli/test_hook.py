@@ -50,6 +50,7 @@ def test_a_prompt_that_needs_a_skill_gets_its_instructions(project, monkeypatch,
     assert code == 0 and output["hookEventName"] == "UserPromptSubmit"
     context = output["additionalContext"]
     assert "pdf-tools" in context and "keywords:" in context
+    assert "semantic" not in context and "bm25" not in context  # words a model can use, not scores
     assert f"{project / '.agents/skills/pdf-tools'}/scripts/rotate.py" in context  # {baseDir} resolved
 
 
