@@ -75,14 +75,20 @@ def check_gates(
     return GateResult(ok=not failures, failures=failures)
 
 
+def is_enabled(setting: object, default_enabled: bool) -> bool:
+    """The one rule for "disabled" (``check``, routing, the prompt): ``[skills.<key>] enabled``
+    in config when set, else the skill's own ``default_enabled``."""
+    return default_enabled if setting is None else setting is not False
+
+
 def _disabled(manifest: Manifest, config: Config) -> list[GateFailure]:
     enabled = config.skill_settings(manifest.key).get("enabled")
+    if is_enabled(enabled, manifest.default_enabled):
+        return []
     fix = f"skillctl config set skills.{manifest.key}.enabled true"
     if enabled is False:
         return [GateFailure("disabled", f"disabled in config (skills.{manifest.key}.enabled = false)", fix)]
-    if enabled is None and not manifest.default_enabled:
-        return [GateFailure("disabled", "disabled by default (default_enabled: false)", fix)]
-    return []
+    return [GateFailure("disabled", "disabled by default (default_enabled: false)", fix)]
 
 
 def _os(manifest: Manifest, platform: str) -> list[GateFailure]:

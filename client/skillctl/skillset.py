@@ -86,10 +86,12 @@ class SkillSet:
         return self._parsed[name]
 
     def enabled(self, entry: Entry) -> bool:
-        """Switched off in config (``[skills.<key>] enabled = false``) means never offered."""
-        if self.config is None:
-            return True
-        return self.config.skill_settings(entry.key).get("enabled", True) is not False
+        """Disabled (``[skills.<key>] enabled = false``, or ``default_enabled: false`` and not
+        enabled in config) means never offered: the same rule as ``skillctl check``."""
+        from skillctl.gating import is_enabled
+
+        setting = self.config.skill_settings(entry.key).get("enabled") if self.config is not None else None
+        return is_enabled(setting, entry.default_enabled)
 
     def offered(self) -> list[Entry]:
         """The skills the model may be offered: enabled, and model invocation allowed."""

@@ -93,3 +93,16 @@ def test_disabled_in_config_is_left_out(tmp_path, monkeypatch):
     skills = SkillSet.from_dir(tmp_path / "s", semantic=False, config=Config(skills={"deploy": {"enabled": False}}))
     assert skills.prompt(tier="catalog") == ""
     assert skills.route("use deploy to deploy apps") == []
+
+
+def test_disabled_by_default_is_left_out_until_config_enables_it(tmp_path, monkeypatch):
+    from skillctl.config import Config
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    write(tmp_path / "s" / "deploy", "name: deploy\ndescription: Deploy apps.\ndefault_enabled: false", "# d")
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
+    assert skills.prompt(tier="catalog") == ""
+    assert skills.route("use deploy to deploy apps") == []
+    enabled = SkillSet.from_dir(tmp_path / "s", semantic=False, config=Config(skills={"deploy": {"enabled": True}}))
+    assert "deploy" in enabled.prompt(tier="catalog")
+    assert [m.name for m in enabled.route("use deploy to deploy apps")] == ["deploy"]

@@ -24,7 +24,7 @@ from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_co
 from skillctl.routing import manifests as rm
 from skillctl.routing.scoring import compile_manifest
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 
 
@@ -37,6 +37,7 @@ class Entry:
     manifest: rm.RoutingManifest
     tokens: int = 0
     model_invocable: bool = True
+    default_enabled: bool = True  # false: offered only once config enables it
     key: str = ""  # the config key (skillKey or name)
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
@@ -152,6 +153,7 @@ def build_entry(scope: str, folder: Path, fp: list[int]) -> Entry | None:
         manifest=routing,
         tokens=max(1, len(skill.report.body) // CHARS_PER_TOKEN),
         model_invocable=not m.disable_model_invocation,
+        default_enabled=m.default_enabled,
         key=m.key or skill.name,
     )
 
