@@ -46,6 +46,41 @@ class GateResult:
         return {"ok": self.ok, "failures": [f.to_dict() for f in self.failures]}
 
 
+@dataclass(frozen=True)
+class Gates:
+    """What a skill needs in order to work, as the gates read it: from its manifest
+    (:meth:`of`), or from the routing index (:meth:`from_dict`), which keeps these few fields
+    so that routing can leave out skills that cannot work here without parsing them again."""
+
+    key: str
+    default_enabled: bool = True
+    os: tuple[str, ...] = ()
+    bins: tuple[str, ...] = ()
+    any_bins: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    config: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    primary_env: str = ""
+    install: tuple = ()  # InstallSpec, for fix suggestions only; not kept in the index
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> Gates:
+        r = manifest.requires
+        return cls(manifest.key, manifest.default_enabled, tuple(manifest.os), tuple(r.bins), tuple(r.any_bins),
+                   tuple(r.env), tuple(r.config), tuple(r.skills), manifest.primary_env, tuple(manifest.install))
+
+    def declared(self) -> bool:
+        """Any requirement beyond being enabled?"""
+        return bool(self.os or self.bins or self.any_bins or self.env or self.config or self.skills)
+
+    def to_dict(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if k != "install"}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Gates:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
 def current_platform() -> str:
     """``linux``, ``darwin`` or ``win32``: the names manifests use (normalised by the parser)."""
     return "win32" if sys.platform.startswith(("win", "cygwin")) else sys.platform.rstrip("0123456789")
@@ -61,16 +96,28 @@ def check_gates(
     platform: str | None = None,
 ) -> GateResult:
     """Every gate the skill fails here; ``installed=None`` skips the required-skills gate."""
+    return check(Gates.of(manifest), config=config, env=env, installed=installed, platform=platform)
+
+
+def check(
+    gates: Gates,
+    *,
+    config: Config | None,
+    env: Mapping[str, str] | None = None,
+    installed: set[str] | None = None,
+    platform: str | None = None,
+) -> GateResult:
+    """:func:`check_gates` on what the skill declared (``config=None``: no configuration)."""
     env = os.environ if env is None else env
     platform = platform or current_platform()
     failures = [
-        *_disabled(manifest, config),
-        *_os(manifest, platform),
-        *_bins(manifest, env, platform),
-        *_any_bins(manifest, env, platform),
-        *_env(manifest, config, env),
-        *_config_keys(manifest, config),
-        *_skills(manifest, installed),
+        *_disabled(gates, config),
+        *_os(gates, platform),
+        *_bins(gates, env, platform),
+        *_any_bins(gates, env, platform),
+        *_env(gates, config, env),
+        *_config_keys(gates, config),
+        *_skills(gates, installed),
     ]
     return GateResult(ok=not failures, failures=failures)
 
@@ -81,47 +128,51 @@ def is_enabled(setting: object, default_enabled: bool) -> bool:
     return default_enabled if setting is None else setting is not False
 
 
-def _disabled(manifest: Manifest, config: Config) -> list[GateFailure]:
-    enabled = config.skill_settings(manifest.key).get("enabled")
-    if is_enabled(enabled, manifest.default_enabled):
+def _settings(config: Config | None, key: str) -> dict:
+    return config.skill_settings(key) if config is not None else {}
+
+
+def _disabled(gates: Gates, config: Config | None) -> list[GateFailure]:
+    enabled = _settings(config, gates.key).get("enabled")
+    if is_enabled(enabled, gates.default_enabled):
         return []
-    fix = f"skillctl config set skills.{manifest.key}.enabled true"
+    fix = f"skillctl config set skills.{gates.key}.enabled true"
     if enabled is False:
-        return [GateFailure("disabled", f"disabled in config (skills.{manifest.key}.enabled = false)", fix)]
+        return [GateFailure("disabled", f"disabled in config (skills.{gates.key}.enabled = false)", fix)]
     return [GateFailure("disabled", "disabled by default (default_enabled: false)", fix)]
 
 
-def _os(manifest: Manifest, platform: str) -> list[GateFailure]:
-    if not manifest.os or platform in manifest.os:
+def _os(gates: Gates, platform: str) -> list[GateFailure]:
+    if not gates.os or platform in gates.os:
         return []
-    return [GateFailure("os", f"runs only on {', '.join(manifest.os)}; this machine is {platform}")]
+    return [GateFailure("os", f"runs only on {', '.join(gates.os)}; this machine is {platform}")]
 
 
 def _on_path(binary: str, env: Mapping[str, str]) -> bool:
     return shutil.which(binary, path=env.get("PATH", os.defpath)) is not None
 
 
-def _bins(manifest: Manifest, env: Mapping[str, str], platform: str) -> list[GateFailure]:
+def _bins(gates: Gates, env: Mapping[str, str], platform: str) -> list[GateFailure]:
     return [
-        GateFailure("bins", f"needs `{b}` on PATH; it is not there", _install_fix([b], manifest, env, platform))
-        for b in manifest.requires.bins
+        GateFailure("bins", f"needs `{b}` on PATH; it is not there", _install_fix([b], gates, env, platform))
+        for b in gates.bins
         if not _on_path(b, env)
     ]
 
 
-def _any_bins(manifest: Manifest, env: Mapping[str, str], platform: str) -> list[GateFailure]:
-    wanted = manifest.requires.any_bins
+def _any_bins(gates: Gates, env: Mapping[str, str], platform: str) -> list[GateFailure]:
+    wanted = gates.any_bins
     if not wanted or any(_on_path(b, env) for b in wanted):
         return []
     names = ", ".join(f"`{b}`" for b in wanted)
     return [GateFailure("anyBins", f"needs one of {names} on PATH; none is there",
-                        _install_fix(wanted, manifest, env, platform))]
+                        _install_fix(wanted, gates, env, platform))]
 
 
-def _install_fix(bins: list[str], manifest: Manifest, env: Mapping[str, str], platform: str) -> str | None:
+def _install_fix(bins, gates: Gates, env: Mapping[str, str], platform: str) -> str | None:
     """The install command for these binaries: a spec for this OS whose tool is present first."""
     specs = [
-        s for s in manifest.install
+        s for s in gates.install
         if (not s.os or platform in s.os) and (set(s.bins) & set(bins) or (not s.bins and s.package in bins))
     ]
     if not specs:
@@ -135,33 +186,33 @@ def _tool_present(spec: InstallSpec, env: Mapping[str, str]) -> bool:
     return tool is None or _on_path(tool, env)
 
 
-def _env(manifest: Manifest, config: Config, env: Mapping[str, str]) -> list[GateFailure]:
-    settings = config.skill_settings(manifest.key)
+def _env(gates: Gates, config: Config | None, env: Mapping[str, str]) -> list[GateFailure]:
+    settings = _settings(config, gates.key)
     from_config = settings.get("env") if isinstance(settings.get("env"), dict) else {}
     failures = []
-    for name in manifest.requires.env:
+    for name in gates.env:
         if env.get(name) or from_config.get(name):
             continue
-        if name == manifest.primary_env and settings.get("apiKey"):
+        if name == gates.primary_env and settings.get("apiKey"):
             continue
-        fix = f"export {name}=... (or: skillctl config set skills.{manifest.key}.env.{name} VALUE)"
+        fix = f"export {name}=... (or: skillctl config set skills.{gates.key}.env.{name} VALUE)"
         failures.append(GateFailure("env", f"environment variable {name} is not set", fix))
     return failures
 
 
-def _config_keys(manifest: Manifest, config: Config) -> list[GateFailure]:
+def _config_keys(gates: Gates, config: Config | None) -> list[GateFailure]:
     return [
         GateFailure("config", f"config key {key} is not set to a true value", f"skillctl config set {key} true")
-        for key in manifest.requires.config
-        if not config.get(key)
+        for key in gates.config
+        if config is None or not config.get(key)
     ]
 
 
-def _skills(manifest: Manifest, installed: set[str] | None) -> list[GateFailure]:
+def _skills(gates: Gates, installed: set[str] | None) -> list[GateFailure]:
     if installed is None:
         return []
     return [
         GateFailure("skills", f"needs the skill {name}, which is not installed", f"skillctl install {name}")
-        for name in manifest.requires.skills
+        for name in gates.skills
         if name not in installed
     ]

@@ -42,6 +42,8 @@ class SkillSet:
         self.index: RoutingIndex = load_index(located, roots=self.roots, semantic=self.semantic, rebuild=reindex)
         self._parsed: dict[str, discovery.InstalledSkill | None] = {}
         self._router = None
+        self._offered: list[Entry] | None = None
+        self._installed: set[str] | None = None
 
     # --- construction ---------------------------------------------------------------------
 
@@ -94,8 +96,21 @@ class SkillSet:
         return is_enabled(setting, entry.default_enabled)
 
     def offered(self) -> list[Entry]:
-        """The skills the model may be offered: enabled, and model invocation allowed."""
-        return [e for e in self.index.entries if e.model_invocable and self.enabled(e)]
+        """The skills the model may be offered: enabled, model invocation allowed, and able to
+        work here (the gates of ``skillctl check``: OS, binaries, env, config, other skills)."""
+        if self._offered is None:
+            self._offered = [e for e in self.index.entries if e.model_invocable and self.enabled(e) and self.eligible(e)]
+        return self._offered
+
+    def eligible(self, entry: Entry) -> bool:
+        """Passes its gates here (from the requirements the index keeps: nothing is parsed)."""
+        if not entry.gates:
+            return True
+        from skillctl.gating import Gates, check
+
+        if self._installed is None:
+            self._installed = set(self.names)
+        return check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed).ok
 
     # --- routing --------------------------------------------------------------------------
 

@@ -178,3 +178,20 @@ def test_default_env_is_the_process_environment(tmp_path, monkeypatch):
     m = skill(requires=Requires(env=["PMCORE_GATE_TEST"]))
     assert check_gates(m, tmp_path, config=Config()).ok
     assert os.environ["PMCORE_GATE_TEST"] == "1"
+
+
+def test_gates_kept_by_the_routing_index_give_the_same_verdict(tmp_path):
+    from skillctl.gating import Gates, check
+
+    manifest = Manifest(name="deploy", os=["linux", "darwin"], primary_env="API_KEY", default_enabled=True,
+                        requires=Requires(bins=["no-such-bin-xyz"], env=["API_KEY"], config=["a.b"], skills=["x"]),
+                        install=[InstallSpec(kind="apt", package="no-such-bin-xyz")])
+    gates = Gates.of(manifest)
+    assert gates.declared() and not Gates("plain").declared()
+    stored = Gates.from_dict(gates.to_dict())
+    assert stored == Gates.of(Manifest(**{**manifest.__dict__, "install": []}))  # install specs are not kept
+    config = Config()
+    direct = check_gates(manifest, tmp_path, config=config, env={}, installed=set(), platform="linux")
+    again = check(stored, config=config, env={}, installed=set(), platform="linux")
+    assert [f.gate for f in again.failures] == [f.gate for f in direct.failures] == ["bins", "env", "config", "skills"]
+    assert [f.gate for f in check(stored, config=None, env={}, installed=set(), platform="win32").failures][0] == "os"

@@ -106,3 +106,28 @@ def test_disabled_by_default_is_left_out_until_config_enables_it(tmp_path, monke
     enabled = SkillSet.from_dir(tmp_path / "s", semantic=False, config=Config(skills={"deploy": {"enabled": True}}))
     assert "deploy" in enabled.prompt(tier="catalog")
     assert [m.name for m in enabled.route("use deploy to deploy apps")] == ["deploy"]
+
+
+@pytest.mark.parametrize(
+    ("requires", "fix_env"),
+    [
+        ("os: [win32]", None),  # another OS: never offered here
+        ("requires:\n  bins: [no-such-binary-xyz]", None),
+        ("requires:\n  env: [DEPLOY_API_KEY]", "DEPLOY_API_KEY"),
+        ("requires:\n  skills: [not-installed-skill]", None),
+    ],
+)
+def test_a_skill_that_cannot_work_here_is_neither_routed_nor_offered(tmp_path, monkeypatch, requires, fix_env):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("DEPLOY_API_KEY", raising=False)
+    write(tmp_path / "s" / "deploy", f"name: deploy\ndescription: Deploy apps.\n{requires}", "# d")
+    write(tmp_path / "s" / "notes", "name: notes\ndescription: Take meeting notes.", "# n")
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
+    assert "deploy" in skills.names  # installed and listed ...
+    assert [e.name for e in skills.offered()] == ["notes"]  # ... but not offered
+    assert "deploy" not in skills.prompt(tier="catalog")
+    assert skills.route("use deploy to deploy apps") == []
+    if fix_env:  # once the requirement is met, it is offered (a fresh index read)
+        monkeypatch.setenv(fix_env, "set")
+        again = SkillSet.from_dir(tmp_path / "s", semantic=False)
+        assert [m.name for m in again.route("use deploy to deploy apps")] == ["deploy"]

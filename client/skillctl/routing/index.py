@@ -21,10 +21,11 @@ from pathlib import Path
 
 from skillctl import paths
 from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_collisions
+from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.scoring import compile_manifest
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 
 
@@ -38,6 +39,7 @@ class Entry:
     tokens: int = 0
     model_invocable: bool = True
     default_enabled: bool = True  # false: offered only once config enables it
+    gates: dict = field(default_factory=dict)  # gating.Gates.to_dict() when it declares requirements
     key: str = ""  # the config key (skillKey or name)
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
@@ -154,6 +156,7 @@ def build_entry(scope: str, folder: Path, fp: list[int]) -> Entry | None:
         tokens=max(1, len(skill.report.body) // CHARS_PER_TOKEN),
         model_invocable=not m.disable_model_invocation,
         default_enabled=m.default_enabled,
+        gates=gates.to_dict() if (gates := Gates.of(m)).declared() else {},
         key=m.key or skill.name,
     )
 
