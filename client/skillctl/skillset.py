@@ -99,18 +99,27 @@ class SkillSet:
         """The skills the model may be offered: enabled, model invocation allowed, and able to
         work here (the gates of ``skillctl check``: OS, binaries, env, config, other skills)."""
         if self._offered is None:
-            self._offered = [e for e in self.index.entries if e.model_invocable and self.enabled(e) and self.eligible(e)]
+            self._offered = [e for e in self.index.entries if not self.why_not_offered(e)]
         return self._offered
 
-    def eligible(self, entry: Entry) -> bool:
-        """Passes its gates here (from the requirements the index keeps: nothing is parsed)."""
+    def left_out(self) -> dict[str, str]:
+        """Installed skills the model is not offered, each with why (for ``route --explain``)."""
+        return {e.name: why for e in self.index.entries if (why := self.why_not_offered(e))}
+
+    def why_not_offered(self, entry: Entry) -> str:
+        """Empty when the skill may be offered, else the reason it is not."""
+        if not entry.model_invocable:
+            return "disable-model-invocation"
+        if not self.enabled(entry):
+            return "disabled (skillctl check)"
         if not entry.gates:
-            return True
+            return ""
         from skillctl.gating import Gates, check
 
         if self._installed is None:
             self._installed = set(self.names)
-        return check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed).ok
+        result = check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed)
+        return "; ".join(f.reason for f in result.failures)
 
     # --- routing --------------------------------------------------------------------------
 

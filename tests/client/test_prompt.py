@@ -124,7 +124,8 @@ def test_a_skill_that_cannot_work_here_is_neither_routed_nor_offered(tmp_path, m
     write(tmp_path / "s" / "notes", "name: notes\ndescription: Take meeting notes.", "# n")
     skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
     assert "deploy" in skills.names  # installed and listed ...
-    assert [e.name for e in skills.offered()] == ["notes"]  # ... but not offered
+    assert [e.name for e in skills.offered()] == ["notes"]  # ... but not offered, and says why
+    assert list(skills.left_out()) == ["deploy"] and skills.left_out()["deploy"]
     assert "deploy" not in skills.prompt(tier="catalog")
     assert skills.route("use deploy to deploy apps") == []
     if fix_env:  # once the requirement is met, it is offered (a fresh index read)

@@ -79,6 +79,18 @@ def test_cli_route_with_no_skills_says_where_it_looked(tmp_path):
     assert f"no skills found in {empty}" in result.stderr and "skillctl install" in result.stderr
 
 
+def test_cli_route_explain_names_the_skills_left_out_and_why(tmp_path):
+    folder = tmp_path / "s" / "win-only"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: win-only\ndescription: Tweak the Windows registry.\nos: [win32]\n---\n# w\n")
+    result = run_cli("route", "tweak the windows registry", "--skills-dir", str(tmp_path / "s"), "--no-semantic",
+                     "--explain", "--json")
+    assert result.returncode == 0, result.stderr
+    line = json.loads(result.stdout)
+    assert line["skills"] == [] and line["left_out"][0]["name"] == "win-only"
+    assert "win32" in line["left_out"][0]["reason"] and "not offered: win-only" in result.stderr
+
+
 def test_cli_route_without_message_is_a_usage_error(skills_dir):
     assert run_cli("route", "--skills-dir", str(skills_dir)).returncode == 2
 

@@ -90,10 +90,16 @@ def route(app: App, message, queries, history, explain, ask, reindex, skills_dir
         console.info(f"no skills found in {places}; `skillctl install NAME` adds one, --skills-dir routes over a folder")
     if ask:
         return _ask(app, skills, message, list(history), as_json)
+    left_out = skills.left_out() if explain else {}
+    for name, why in left_out.items():
+        console.info(f"not offered: {name}: {why}")
     for query in ([message] if queries is None else _read_queries(queries)):
         matches = skills.route(query, history=list(history))
         if as_json:
-            console.out_json(_line(query, matches, explain), compact=True)
+            line = _line(query, matches, explain)
+            if explain:
+                line["left_out"] = [{"name": n, "reason": why} for n, why in left_out.items()]
+            console.out_json(line, compact=True)
         else:
             _print_human(query, matches, explain)
     return 0
