@@ -4,8 +4,10 @@ Tiers: ``none`` (nothing); ``breadcrumb`` (``[N skills available]``); ``catalog`
 description + location of every skill the model may invoke: the Agent Skills
 ``<available_skills>`` XML, markdown or JSON); ``full`` (the chosen skills' instructions, vars
 substituted, ``{baseDir}`` resolved, secrets masked, resources listed but not read, a token
-estimate each). ``auto``: ``full`` when routing chose skills for the message, the catalog when
-there is no message, a breadcrumb when a message needs none. An empty block is "".
+estimate each). ``auto``: ``full`` when routing chose skills for the message, else the catalog,
+kept within ``CATALOG_BUDGET_TOKENS`` when routing found nothing (closest skills first,
+descriptions cut to their first sentence, then the farthest skills left out), so the model
+still learns that a skill routing missed exists. An empty block is "".
 
 Rendering is pure; :func:`load_full` reads one skill folder.
 """
@@ -21,6 +23,9 @@ TIERS = ("auto", "none", "breadcrumb", "catalog", "full")
 FORMATS = ("xml", "markdown", "json")
 RESOURCE_DIRS = ("scripts/", "references/", "assets/")
 CHARS_PER_TOKEN = 4  # rough estimate for English text and code
+# The catalog given when routing picked nothing: every turn pays for it, so a few percent of a
+# small model's context at most (~50 skills with one-sentence descriptions).
+CATALOG_BUDGET_TOKENS = 2000
 
 
 @dataclass
@@ -69,6 +74,37 @@ def catalog(items: list[CatalogItem], fmt: str = "xml") -> str:
     return "\n".join(parts)
 
 
+def catalog_within(items: list[CatalogItem], fmt: str = "xml", budget: int = CATALOG_BUDGET_TOKENS) -> str:
+    """The catalog in at most ``budget`` tokens: first sentences, then the first skills only."""
+    text = catalog(items, fmt)
+    if estimate_tokens(text) <= budget:
+        return text
+    items = [CatalogItem(i.name, _first_sentence(i.description), i.location) for i in items]
+    low, high = 0, len(items)  # the most skills that fit with the "N more" line
+    while low < high:
+        mid = (low + high + 1) // 2
+        if estimate_tokens(_with_rest(items, mid, fmt)) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return _with_rest(items, low, fmt)
+
+
+def _with_rest(items: list[CatalogItem], count: int, fmt: str) -> str:
+    rest = len(items) - count
+    if fmt == "json":
+        data = json.loads(catalog(items[:count], fmt) or '{"available_skills": []}')
+        return json.dumps({**data, "not_listed": rest}, ensure_ascii=False, indent=2) if rest else json.dumps(data)
+    more = f"[{rest} more skills available]" if rest else ""
+    return "\n".join(p for p in (catalog(items[:count], fmt), more) if p)
+
+
+def _first_sentence(text: str) -> str:
+    text = _one_line(text)
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
 def full(skills: list[FullSkill], fmt: str = "xml") -> str:
     if not skills:
         return ""
@@ -110,7 +146,9 @@ def render(
 ) -> tuple[str, str]:
     """(the tier actually used, the block) for a tier name; ``auto`` decides here."""
     if tier == "auto":
-        tier = "full" if chosen else ("breadcrumb" if has_message else "catalog")
+        if chosen:
+            return "full", full(chosen, fmt)
+        return "catalog", catalog_within(visible, fmt) if has_message else catalog(visible, fmt)
     if tier == "none":
         return tier, ""
     if tier == "breadcrumb":

@@ -31,11 +31,15 @@ class SkillSet:
         reindex: bool = False,
         config=None,
         weights: Weights = DEFAULT_WEIGHTS,
+        ignore_gates: bool = False,
     ) -> None:
         from skillctl.routing import semantic as sem
 
         self.roots = list(roots)
         self.config = config
+        # Route as if on another machine (or for evaluation): no OS/binary/env/config gates, and
+        # this machine's enable/disable settings don't apply either.
+        self.ignore_gates = ignore_gates
         self.weights = weights
         self.semantic = sem.available() if semantic is None else semantic and sem.available()
         located = discovery.locate(self.roots)
@@ -110,6 +114,8 @@ class SkillSet:
         """Empty when the skill may be offered, else the reason it is not."""
         if not entry.model_invocable:
             return "disable-model-invocation"
+        if self.ignore_gates:
+            return ""
         if not self.enabled(entry):
             return "disabled (skillctl check)"
         if not entry.gates:
@@ -125,22 +131,36 @@ class SkillSet:
 
     def router(self):
         if self._router is None:
-            from skillctl.routing import semantic as sem
-            from skillctl.routing.router import Router
-
-            offered = self.offered()
-            vectors = encoder = None
-            if self.semantic and offered:
-                whole = RoutingIndex(offered).vectors()
-                vectors, encoder = whole, (sem.encoder() if whole is not None else None)
-            self._router = Router(
-                [e.manifest for e in offered],
-                compiled=[e.compiled for e in offered],
-                vectors=vectors,
-                encoder=encoder,
-                weights=self.weights,
-            )
+            self._router = self._router_over(self.offered())
         return self._router
+
+    def _router_over(self, entries: list[Entry]):
+        from skillctl.routing import semantic as sem
+        from skillctl.routing.router import Router
+
+        vectors = encoder = None
+        if self.semantic and entries:
+            whole = RoutingIndex(entries).vectors()
+            vectors, encoder = whole, (sem.encoder() if whole is not None else None)
+        return Router(
+            [e.manifest for e in entries],
+            compiled=[e.compiled for e in entries],
+            vectors=vectors,
+            encoder=encoder,
+            weights=self.weights,
+        )
+
+    def nearest(self, message: str, *, history: Sequence[str] = (), k: int = 3) -> list[dict]:
+        """The ``k`` skills closest to a message, each with its score and what stopped it: a
+        threshold, the "needs no skill" gate, or a gate of this machine (``route --explain``)."""
+        left_out = self.left_out()
+        router = self.router() if not left_out else self._router_over(list(self.index.entries))
+        near = []
+        for match, why in router.nearest(message, history=history)[:k]:
+            if match.name in left_out:
+                why = f"not offered here: {left_out[match.name]}"
+            near.append({"name": match.name, "score": round(match.score, 4), "stopped_by": why})
+        return near
 
     def route(self, message: str, *, history: Sequence[str] = (), recent: bool = True) -> list[Match]:
         """At most 3 skills for ``message``, best first, each with its reasons; [] when none fits."""
@@ -173,9 +193,35 @@ class SkillSet:
 
         if chosen is None:
             chosen = [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
-        visible = [prompt.CatalogItem(e.name, e.manifest.description, str(Path(e.path) / "SKILL.md")) for e in self.offered()]
+        else:
+            self._check_names(chosen)
+        offered = self.offered()
+        if message and not chosen and tier == "auto" and len(offered) > 1:
+            # Routing found nothing: the catalog goes out closest first, so a budget cut drops
+            # the least likely skills and the model can still pick one routing missed.
+            order = {n["name"]: i for i, n in enumerate(self._nearest_offered(message, history))}
+            offered = sorted(offered, key=lambda e: order.get(e.name, len(order)))
+        visible = [prompt.CatalogItem(e.name, e.manifest.description, str(Path(e.path) / "SKILL.md")) for e in offered]
         full = [prompt.load_full(s, config=self.config) for n in chosen if (s := self.get(n))]
         return prompt.render(tier, fmt=fmt, visible=visible, chosen=full, has_message=bool(message))
+
+    def _nearest_offered(self, message: str, history: Sequence[str]) -> list[dict]:
+        ranked = self.router().nearest(message, history=history)
+        return [{"name": m.name} for m, _ in ranked]
+
+    def _check_names(self, names: Sequence[str]) -> None:
+        import difflib
+
+        from skillctl.errors import UsageError
+
+        unknown = [n for n in names if self.entry(n) is None]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], self.names, n=3)
+            raise UsageError(
+                f"no installed skill named {', '.join(map(repr, unknown))}",
+                hint=(f"did you mean {', '.join(close)}? " if close else "") + "`skillctl list` shows the installed skills",
+                code="prompt.unknown_skill",
+            )
 
     # --- tools ----------------------------------------------------------------------------
 

@@ -79,9 +79,10 @@ def test_full_xml_carries_a_token_estimate(skills):
     assert '<skill name="deploy"' in block and 'tokens="' in block and SECRET not in block
 
 
-def test_auto_is_full_for_a_routed_message_breadcrumb_otherwise_catalog_without_message(skills):
+def test_auto_is_full_for_a_routed_message_catalog_otherwise(skills):
     assert skills.build_prompt("deploy the apps and services to kubernetes clusters")[0] == "full"
-    assert skills.build_prompt("hello there")[0] == "breadcrumb"
+    tier, block = skills.build_prompt("hello there")
+    assert tier == "catalog" and "<name>deploy</name>" in block  # the model still sees the skill
     assert skills.build_prompt(None)[0] == "catalog"
 
 

@@ -19,6 +19,7 @@ from skillctl.routing.scoring import (
     Weights,
     rank_lexical,
     rank_semantic,
+    why_not_routed,
 )
 
 
@@ -91,9 +92,18 @@ class Router:
             merged.setdefault(match.name, match)
         return list(merged.values())[: self.weights.limit]
 
-    def _route_text(self, text: str, recent: frozenset[str], query_vector=None) -> list[Match]:
+    def nearest(self, message: str, *, history: Sequence[str] = ()) -> list[tuple[Match, str]]:
+        """The best few skills with thresholds and gates unapplied, each with what stopped it
+        (for explaining a message that routed to nothing)."""
+        text = routing_text(message, history)
+        if not text.strip() or len(self.index) == 0:
+            return []
+        ranked = self._route_text(text, frozenset(), gated=False)
+        return [(m, why_not_routed(m, best=i == 0, w=self.weights)) for i, m in enumerate(ranked)]
+
+    def _route_text(self, text: str, recent: frozenset[str], query_vector=None, *, gated: bool = True) -> list[Match]:
         if not self.semantic:
-            return rank_lexical(self.index, text, recent=recent, w=self.weights)
+            return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
         cosines, examples = self.vectors.scores(vector)
         whitened = None
@@ -110,4 +120,5 @@ class Router:
             no_skill=no_skill,
             recent=recent,
             w=self.weights,
+            gated=gated,
         )

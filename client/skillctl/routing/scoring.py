@@ -296,8 +296,11 @@ def rank_lexical(
     *,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
+    gated: bool = True,
 ) -> list[Match]:
-    """Lexical-only routing: points (+ BM25 points), threshold, at most ``w.limit`` skills."""
+    """Lexical-only routing: points (+ BM25 points), threshold, at most ``w.limit`` skills.
+
+    ``gated=False`` keeps skills below the threshold (the nearest misses, for explanations)."""
     hits = lexical_hits(index, message, w)
     # Like the negative constraint, one shared word is not enough: DESIGN's "one keyword is
     # below the threshold" holds, BM25 only adds points where two or more words match.
@@ -307,7 +310,7 @@ def rank_lexical(
         bm = w.bm25_points * bm25.get(i, 0.0)
         boost = w.recent if index.names[i] in recent and hit.points > 0 else 0.0
         score = hit.points + bm + boost
-        if score < w.threshold:
+        if score < w.threshold and (gated or score <= 0):
             continue
         reasons = explain_lexical(hit) + ([f"recently used (+{boost:g})"] if boost else [])
         if bm:
@@ -332,6 +335,7 @@ def rank_semantic(
     no_skill: float = 0.0,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
+    gated: bool = True,
 ) -> list[Match]:
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
@@ -343,7 +347,7 @@ def rank_semantic(
     Evidence = centroid + ``example_weight`` * example (+ name mention, - negative constraint,
     + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
     capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the
-    skills after it need ``semantic_floor``.
+    skills after it need ``semantic_floor``. ``gated=False``: the best few, gate and floor unapplied.
     """
     hits = lexical_hits(index, message, w)
     bm25 = index.bm25_scores(terms(message), w)
@@ -377,6 +381,8 @@ def rank_semantic(
         for i in dict.fromkeys([*order, *hits])
     ]
     matches = sorted(matches, key=lambda m: (-m.score, m.name))
+    if not gated:
+        return matches[: w.limit]
     if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w):
         return []
     return [m for m in matches if m.components["evidence"] >= w.semantic_floor][: w.limit]
@@ -385,6 +391,25 @@ def rank_semantic(
 def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS) -> bool:
     """Does the best skill's semantic evidence say "this message needs a skill"?"""
     return evidence >= w.semantic_threshold and evidence - w.no_skill_weight * no_skill >= w.no_skill_threshold
+
+
+def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS) -> str:
+    """The threshold or gate that stopped a skill ranked by ``gated=False`` ranking."""
+    c = match.components
+    if "evidence" not in c:  # lexical-only
+        return f"{match.score:.2f} points, below the threshold {w.threshold:g}"
+    evidence, no_skill = c["evidence"], c["no_skill"]
+    if not best:
+        if evidence < w.semantic_floor:
+            return f"semantic evidence {evidence:.3f}, below the floor {w.semantic_floor:g}"
+        return "ranked after the best skill, which did not pass the gate"
+    if evidence < w.semantic_threshold:
+        return f"semantic evidence {evidence:.3f}, below the threshold {w.semantic_threshold:g}"
+    margin = evidence - w.no_skill_weight * no_skill
+    return (
+        f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
+        f"evidence - {w.no_skill_weight:g} x likeness = {margin:.3f}, below {w.no_skill_threshold:g})"
+    )
 
 
 def _semantic_match(

@@ -28,21 +28,33 @@ _semantic = click.option(
 )
 
 
-def _skillset(app: App, skills_dir: Path | None, semantic: bool | None, reindex: bool = False, config=None):
+_ignore_gates = click.option(
+    "--ignore-gates",
+    is_flag=True,
+    help="Route over every skill, whatever this machine's OS, binaries, env and config say "
+    "(for evaluation, or routing on behalf of another machine).",
+)
+
+
+def _skillset(app: App, skills_dir: Path | None, semantic: bool | None, reindex: bool = False, config=None,
+              ignore_gates: bool = False):
     from skillctl.skillset import SkillSet
 
     if skills_dir is not None:
-        return SkillSet.from_dir(skills_dir, semantic=semantic, reindex=reindex, config=config)
-    return SkillSet.discover(config=app.config, semantic=semantic, reindex=reindex)
+        return SkillSet.from_dir(skills_dir, semantic=semantic, reindex=reindex, config=config,
+                                 ignore_gates=ignore_gates)
+    return SkillSet.discover(config=app.config, semantic=semantic, reindex=reindex, ignore_gates=ignore_gates)
 
 
 def _line(query: str, matches, explain: bool) -> dict:
     return {"query": query, "skills": [m.to_dict(explain=explain) for m in matches]}
 
 
-def _print_human(query: str, matches, explain: bool) -> None:
+def _print_human(query: str, matches, explain: bool, nearest: list[dict]) -> None:
     if not matches:
         console.info(f"no skill matched: {query!r}")
+        for near in nearest:
+            console.info(f"  nearest: {near['name']} ({near['score']:.3f}): {near['stopped_by']}")
         return
     for m in matches:
         console.out(f"{m.name}\t{m.score:.3f}\t{'; '.join(m.reasons)}")
@@ -73,13 +85,14 @@ def _read_queries(path: Path) -> list[str]:
 @click.option("--reindex", is_flag=True, help="Rebuild the routing index from the skill folders.")
 @_skills_dir
 @_semantic
+@_ignore_gates
 @json_option
 @pass_app
-def route(app: App, message, queries, history, explain, ask, reindex, skills_dir, semantic, as_json) -> int:
+def route(app: App, message, queries, history, explain, ask, reindex, skills_dir, semantic, ignore_gates, as_json) -> int:
     """Pick the skills MESSAGE needs (at most 3, best first, with the reasons)."""
     if message is None and queries is None and not reindex:
         raise UsageError("give a MESSAGE, --queries FILE or --reindex", hint="skillctl route 'deploy to staging'")
-    skills = _skillset(app, skills_dir, semantic, reindex)
+    skills = _skillset(app, skills_dir, semantic, reindex, ignore_gates=ignore_gates)
     for c in skills.collisions:
         console.warn(f"skill {c.name!r} found more than once: using {c.used}, ignoring {', '.join(map(str, c.shadowed))}")
     if message is None and queries is None:
@@ -95,13 +108,15 @@ def route(app: App, message, queries, history, explain, ask, reindex, skills_dir
         console.info(f"not offered: {name}: {why}")
     for query in ([message] if queries is None else _read_queries(queries)):
         matches = skills.route(query, history=list(history))
+        nearest = skills.nearest(query, history=list(history)) if explain and not matches else []
         if as_json:
             line = _line(query, matches, explain)
             if explain:
                 line["left_out"] = [{"name": n, "reason": why} for n, why in left_out.items()]
+                line["nearest"] = nearest
             console.out_json(line, compact=True)
         else:
-            _print_human(query, matches, explain)
+            _print_human(query, matches, explain, nearest)
     return 0
 
 
@@ -143,11 +158,15 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
 @click.option("--history", multiple=True, help="An earlier message (repeatable), for continuations.")
 @_skills_dir
 @_semantic
+@_ignore_gates
 @json_option
 @pass_app
-def prompt(app: App, message, tier, fmt, chosen, history, skills_dir, semantic, as_json) -> int:
-    """Build the skills block of an agent's prompt (progressive disclosure)."""
-    skills = _skillset(app, skills_dir, semantic, config=app.config)
+def prompt(app: App, message, tier, fmt, chosen, history, skills_dir, semantic, ignore_gates, as_json) -> int:
+    """Build the skills block of an agent's prompt (progressive disclosure).
+
+    --tier auto gives the chosen skills' instructions when routing picks some, else the catalog
+    (closest skills first, within a token budget). An unknown --skill is an error (exit 2)."""
+    skills = _skillset(app, skills_dir, semantic, config=app.config, ignore_gates=ignore_gates)
     used, block = skills.build_prompt(message, tier=tier, fmt=fmt, history=list(history), chosen=list(chosen) or None)
     if as_json:
         console.out_json({"tier": used, "format": fmt, "prompt": block})
