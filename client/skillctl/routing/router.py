@@ -99,7 +99,10 @@ class Router:
         if not text.strip() or len(self.index) == 0:
             return []
         ranked = self._route_text(text, frozenset(), gated=False)
-        return [(m, why_not_routed(m, best=i == 0, w=self.weights)) for i, m in enumerate(ranked)]
+        return [
+            (m, why_not_routed(m, best=i == 0, w=self.weights, offline=not self.index.has_queries(m.name)))
+            for i, m in enumerate(ranked)
+        ]
 
     def _route_text(self, text: str, recent: frozenset[str], query_vector=None, *, gated: bool = True) -> list[Match]:
         if not self.semantic:

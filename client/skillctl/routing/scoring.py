@@ -62,6 +62,16 @@ class Weights:
     no_skill_threshold: float = -0.04
     no_skill_k: int = 3
     semantic_floor: float = 0.40
+    # Skills without synthetic queries (offline manifests, what most installed skills have):
+    # evidence is 1.5 x the description cosine, lower than with queries, so their gate is
+    # calibrated apart, on real skills and hand-written requests (bench/route_real.py, dev split).
+    offline_threshold: float = 0.48
+    offline_no_skill_threshold: float = -0.04
+    # The gate never takes a confident lexical match away from an offline-manifest skill: when
+    # it says "no skill" but lexical scoring passes its own threshold, the lexical answer stands
+    # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.
+    lexical_rescue: bool = True
+    rescue_floor: float = 0.4  # ... unless the semantic evidence for that skill is below this
     limit: int = 3  # DESIGN section 7: at most 3 skills
 
 
@@ -136,6 +146,7 @@ class ScoringIndex:
         self.negatives: list[frozenset[str]] = []
         self.patterns: list[tuple[int, re.Pattern]] = []
         self.bm25: BM25 | None = None
+        self._with_queries: set[str] | None = None
         compiled = compiled or [compile_manifest(m) for m in self.manifests]
         self._compile(compiled)
         self.documents = [c.get("bm25") or bm25_document(m) for m, c in zip(self.manifests, compiled, strict=True)]
@@ -148,6 +159,12 @@ class ScoringIndex:
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def has_queries(self, name: str) -> bool:
+        """Does this skill's manifest carry synthetic queries (registry manifests do)?"""
+        if self._with_queries is None:
+            self._with_queries = {m.name for m in self.manifests if m.queries}
+        return name in self._with_queries
 
     def _compile(self, compiled: Sequence[dict]) -> None:
         raw: dict[str, list[int]] = defaultdict(list)
@@ -383,19 +400,38 @@ def rank_semantic(
     matches = sorted(matches, key=lambda m: (-m.score, m.name))
     if not gated:
         return matches[: w.limit]
-    if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w):
-        return []
+    offline = bool(matches) and not index.has_queries(matches[0].name)
+    if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w, offline=offline):
+        return _rescued(index, message, matches, recent, w) if w.lexical_rescue else []
     return [m for m in matches if m.components["evidence"] >= w.semantic_floor][: w.limit]
 
 
-def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS) -> bool:
+def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: frozenset[str], w: Weights) -> list[Match]:
+    """Lexical-only routing's answer, when the semantic gate refused one lexical would give
+    (a lexical match whose meaning is far from the message, "linked list" for a bookmarks
+    skill, is not confident: it needs ``rescue_floor`` semantic evidence)."""
+    evidence = {m.name: m.components["evidence"] for m in ranked}
+    rescued = [
+        m for m in rank_lexical(index, message, recent=recent, w=w)
+        if evidence.get(m.name, 0.0) >= w.rescue_floor and not index.has_queries(m.name)
+    ]
+    for match in rescued:
+        match.reasons.append("confident lexical match kept over the semantic no-skill gate")
+    return rescued
+
+
+def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
     """Does the best skill's semantic evidence say "this message needs a skill"?"""
-    return evidence >= w.semantic_threshold and evidence - w.no_skill_weight * no_skill >= w.no_skill_threshold
+    threshold = w.offline_threshold if offline else w.semantic_threshold
+    floor = w.offline_no_skill_threshold if offline else w.no_skill_threshold
+    return evidence >= threshold and evidence - w.no_skill_weight * no_skill >= floor
 
 
-def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS) -> str:
+def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, offline: bool = False) -> str:
     """The threshold or gate that stopped a skill ranked by ``gated=False`` ranking."""
     c = match.components
+    threshold = w.offline_threshold if offline else w.semantic_threshold
+    floor = w.offline_no_skill_threshold if offline else w.no_skill_threshold
     if "evidence" not in c:  # lexical-only
         return f"{match.score:.2f} points, below the threshold {w.threshold:g}"
     evidence, no_skill = c["evidence"], c["no_skill"]
@@ -403,12 +439,12 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS) ->
         if evidence < w.semantic_floor:
             return f"semantic evidence {evidence:.3f}, below the floor {w.semantic_floor:g}"
         return "ranked after the best skill, which did not pass the gate"
-    if evidence < w.semantic_threshold:
-        return f"semantic evidence {evidence:.3f}, below the threshold {w.semantic_threshold:g}"
+    if evidence < threshold:
+        return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}"
     margin = evidence - w.no_skill_weight * no_skill
     return (
         f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
-        f"evidence - {w.no_skill_weight:g} x likeness = {margin:.3f}, below {w.no_skill_threshold:g})"
+        f"evidence - {w.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g})"
     )
 
 

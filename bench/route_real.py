@@ -1,0 +1,154 @@
+"""Routing accuracy on real installed skills: the product measure (DESIGN §7).
+
+The skills are the corpus SKILL.md files listed in ``bench/data/real/skills.txt`` (260 real
+skills from ten public repositories, installed as a folder would install them: offline
+manifests, no synthetic queries). The requests in ``bench/data/real/requests.jsonl`` were
+written by hand, in the words of users of coding and office agents (terse, long, with typos):
+``single`` (one right skill; ``skills`` lists the acceptable ones), ``none`` (needs no skill:
+chit-chat, questions about code shown inline, general knowledge) and ``multi`` (two requests,
+both skills expected in the top 3). Each row has a fixed ``split``: tune on ``dev``, report
+``test``.
+
+Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
+decide what a request means): lexical-only, semantic (MiniLM) and a baseline of plain cosine
+to the description with one threshold tuned on the dev split.
+
+    python bench/route_real.py [--split dev|test|all] [--no-semantic] [--set WEIGHT=VALUE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
+
+from skillctl.routing import semantic  # noqa: E402
+from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
+from skillctl.skillset import SkillSet  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "real"
+CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", HERE.parents[1] / "shared" / "corpus")) / "skills"
+
+
+@dataclass
+class Score:
+    """What one router did on one split."""
+
+    single: list[tuple[bool, bool]] = field(default_factory=list)  # (top-1 right, in top 3)
+    none: list[bool] = field(default_factory=list)  # routed to nothing
+    multi: list[float] = field(default_factory=list)  # share of the expected skills in the top 3
+    seconds: float = 0.0
+
+    def add(self, row: dict, routed: list[str]) -> None:
+        if row["kind"] == "single":
+            self.single.append((bool(routed) and routed[0] in row["skills"], bool(set(routed[:3]) & set(row["skills"]))))
+        elif row["kind"] == "none":
+            self.none.append(not routed)
+        else:
+            self.multi.append(len(set(routed[:3]) & set(row["skills"])) / len(row["skills"]))
+
+    def line(self) -> str:
+        def mean(xs):
+            return sum(xs) / len(xs) if xs else float("nan")
+
+        top1 = mean([a for a, _ in self.single])
+        top3 = mean([b for _, b in self.single])
+        n = len(self.single) + len(self.none) + len(self.multi)
+        return (f"top-1 {top1:.3f}  top-3 {top3:.3f}  no-skill {mean(self.none):.3f}  "
+                f"multi top-3 recall {mean(self.multi):.3f}  ({1000 * self.seconds / max(n, 1):.1f} ms/request)")
+
+
+def install(skills_root: Path) -> Path:
+    """Every listed corpus skill as an installed folder (SKILL.md only, as in the corpus)."""
+    paths = [p for p in (DATA / "skills.txt").read_text().splitlines() if p and not p.startswith("#")]
+    for rel in paths:
+        src = CORPUS / rel / "SKILL.md"
+        dest = skills_root / rel.replace("/", "__")
+        dest.mkdir(parents=True)
+        shutil.copyfile(src, dest / "SKILL.md")
+    return skills_root
+
+
+def run_skillset(skills: SkillSet, rows: list[dict]) -> Score:
+    score = Score()
+    start = time.perf_counter()
+    for row in rows:
+        score.add(row, [m.name for m in skills.route(row["query"], recent=False)])
+    score.seconds = time.perf_counter() - start
+    return score
+
+
+def description_baseline(skills: SkillSet, dev: list[dict], rows: list[dict]) -> tuple[Score, float]:
+    """Cosine of the request to each skill's description; one threshold, tuned on dev."""
+    import numpy as np
+
+    encoder = semantic.encoder()
+    entries = skills.offered()
+    names = [e.name for e in entries]
+    descriptions = encoder.encode([e.manifest.description or e.name for e in entries])
+
+    def ranked(query: str) -> tuple[list[str], float]:
+        cosines = descriptions @ encoder.encode_one(query)
+        order = np.argsort(-cosines)[:3]
+        return [names[i] for i in order], float(cosines[order[0]])
+
+    dev_ranked = [(row, *ranked(row["query"])) for row in dev]
+    best = max((t / 100 for t in range(10, 80)), key=lambda t: _balanced(dev_ranked, t))
+    score = Score()
+    start = time.perf_counter()
+    for row in rows:
+        routed, top = ranked(row["query"])
+        score.add(row, routed if top >= best else [])
+    score.seconds = time.perf_counter() - start
+    return score, best
+
+
+def _balanced(ranked: list, threshold: float) -> float:
+    """Mean of single-skill top-1 and no-skill accuracy: what the threshold trades off."""
+    single = [r for r in ranked if r[0]["kind"] == "single"]
+    none = [r for r in ranked if r[0]["kind"] == "none"]
+    right = sum(1 for row, routed, top in single if top >= threshold and routed[0] in row["skills"])
+    quiet = sum(1 for _, _, top in none if top < threshold)
+    return right / max(len(single), 1) + quiet / max(len(none), 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="test")
+    parser.add_argument("--no-semantic", action="store_true")
+    parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE")
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
+    weights = replace(DEFAULT_WEIGHTS, **{k: type(getattr(DEFAULT_WEIGHTS, k))(v) for k, v in
+                                         (s.split("=", 1) for s in args.set)})
+    all_rows = [json.loads(line) for line in (DATA / "requests.jsonl").read_text().splitlines() if line]
+    rows = [r for r in all_rows if args.split in ("all", r["split"])]
+    dev = [r for r in all_rows if r["split"] == "dev"]
+    counts = {k: sum(1 for r in rows if r["kind"] == k) for k in ("single", "none", "multi")}
+    print(f"split {args.split}: {counts['single']} single, {counts['none']} no-skill, {counts['multi']} multi")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["SKILLYARD_HOME"] = str(Path(tmp) / "home")  # a fresh index, no recent-use state
+        root = install(Path(tmp) / "skills")
+        lexical = SkillSet.from_dir(root, semantic=False, ignore_gates=True, weights=weights)
+        print(f"{len(lexical.names)} skills installed")
+        print("lexical-only        ", run_skillset(lexical, rows).line())
+        if args.no_semantic or not semantic.available():
+            return
+        sem = SkillSet.from_dir(root, semantic=True, ignore_gates=True, weights=weights)
+        print("semantic + lexical  ", run_skillset(sem, rows).line())
+        baseline, threshold = description_baseline(sem, dev, rows)
+        print(f"cosine to description (threshold {threshold:.2f} tuned on dev)  ", baseline.line())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The "no skill" gate per manifest kind: offline manifests get their own thresholds, and the
+gate never takes a confident lexical match away from them (issue: semantic routing missed what
+lexical found). Pure scoring with given cosines, then the real dev split with MiniLM."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skillctl.routing.manifests import build_offline
+from skillctl.routing.scoring import DEFAULT_WEIGHTS, ScoringIndex, rank_semantic
+
+ROOT = Path(__file__).resolve().parents[3]
+DEPLOY = "Deploy services to Kubernetes clusters with kubectl and helm charts."
+MESSAGE = "deploy the services to our kubernetes clusters"  # several keywords: lexically confident
+
+
+def index(*, queries: list[str] = ()) -> ScoringIndex:
+    return ScoringIndex([
+        build_offline(name="k8s-deploy", description=DEPLOY, queries=list(queries)),
+        build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+    ])
+
+
+def route(idx: ScoringIndex, cosine: float, **weights):
+    w = replace(DEFAULT_WEIGHTS, **weights)
+    return rank_semantic(idx, MESSAGE, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1, w=w)
+
+
+def test_gate_keeps_a_confident_lexical_match_of_an_offline_skill():
+    [match] = route(index(), cosine=0.3)  # evidence 0.45: below the offline threshold
+    assert match.name == "k8s-deploy"
+    assert any("confident lexical match" in r for r in match.reasons)
+
+
+def test_without_rescue_the_same_message_routes_to_nothing():
+    assert route(index(), cosine=0.3, lexical_rescue=False) == []
+
+
+def test_a_lexical_match_far_in_meaning_is_not_rescued():
+    assert route(index(), cosine=0.1) == []  # evidence 0.15 < rescue_floor: "linked list" -> bookmarks
+
+
+def test_skills_with_synthetic_queries_keep_their_calibrated_gate():
+    assert route(index(queries=["ship the api to the cluster", "helm upgrade"]), cosine=0.3) == []
+
+
+def test_offline_skills_have_their_own_threshold():
+    cosine = (DEFAULT_WEIGHTS.offline_threshold + 0.02) / 1.5  # evidence just over the offline bar
+    assert DEFAULT_WEIGHTS.offline_threshold < DEFAULT_WEIGHTS.semantic_threshold
+    assert [m.name for m in route(index(), cosine=cosine, lexical_rescue=False)][:1] == ["k8s-deploy"]
+    assert route(index(queries=["ship it"]), cosine=cosine, lexical_rescue=False) == []
+
+
+def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monkeypatch, tmp_path):
+    from skillctl.routing import semantic
+
+    if not semantic.available():
+        pytest.skip("the semantic extra is not installed")
+    monkeypatch.setenv("SKILLYARD_CORPUS", str(corpus_dir.parent))
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    sys.path.insert(0, str(ROOT / "bench"))
+    import route_real
+
+    monkeypatch.setattr(route_real, "CORPUS", corpus_dir)
+    rows = [json.loads(line) for line in (route_real.DATA / "requests.jsonl").read_text().splitlines() if line]
+    dev = [r for r in rows if r["split"] == "dev"]
+    root = route_real.install(tmp_path / "skills")
+    from skillctl.skillset import SkillSet
+
+    scores = {
+        mode: route_real.run_skillset(SkillSet.from_dir(root, semantic=mode, ignore_gates=True), dev)
+        for mode in (False, True)
+    }
+
+    def rate(score, part):
+        values = [a for a, _ in score.single] if part == "top1" else [b for _, b in score.single]
+        values = score.none if part == "none" else score.multi if part == "multi" else values
+        return sum(values) / len(values)
+
+    for part in ("top1", "top3", "none", "multi"):
+        assert rate(scores[True], part) >= rate(scores[False], part), part
