@@ -121,6 +121,12 @@ def _balanced(ranked: list, threshold: float) -> float:
     return right / max(len(single), 1) + quiet / max(len(none), 1)
 
 
+def _weight(setting: str) -> tuple[str, object]:
+    key, value = setting.split("=", 1)
+    kind = type(getattr(DEFAULT_WEIGHTS, key))
+    return key, value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="test")
@@ -129,8 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
-    weights = replace(DEFAULT_WEIGHTS, **{k: type(getattr(DEFAULT_WEIGHTS, k))(v) for k, v in
-                                         (s.split("=", 1) for s in args.set)})
+    weights = replace(DEFAULT_WEIGHTS, **dict(_weight(s) for s in args.set))
     all_rows = [json.loads(line) for line in (DATA / "requests.jsonl").read_text().splitlines() if line]
     rows = [r for r in all_rows if args.split in ("all", r["split"])]
     dev = [r for r in all_rows if r["split"] == "dev"]
