@@ -12,4 +12,5 @@ def home(tmp_path, monkeypatch):
     monkeypatch.delenv("SKILLYARD_REGISTRY", raising=False)
     monkeypatch.delenv("SKILLYARD_TOKEN", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("SKILLYARD_HOOK_HELPER", "0")  # tests that want the warm helper turn it on
     return tmp_path / "home"

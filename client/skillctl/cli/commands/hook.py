@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -49,25 +50,54 @@ def claude(app: App, as_json: bool) -> int:
 
     Routes the prompt over the skills of the event's project (.agents/skills, .claude/skills)
     and the user's. Always exits 0: a failing hook must not block the user's prompt (Claude
-    Code blocks on exit 2), so errors only go to stderr (--debug raises them).
+    Code blocks on exit 2), so errors only go to stderr (--debug raises them). A warm helper
+    process (started by the first hook, gone after 10 idle minutes) answers later prompts
+    without loading the model again; SKILLYARD_HOOK_HELPER=0 turns it off.
     """
+    from skillctl import hook_server
+
+    text = sys.stdin.read()
+    helper = hook_server.enabled() and not app.debug
+    answer = hook_server.ask(text) if helper else None
+    if answer is None:
+        try:
+            answer = {"output": _event_output(app, text)}
+        except Exception as exc:  # noqa: BLE001 - see the docstring: never block the prompt
+            if app.debug:
+                raise
+            answer = {"error": str(exc)}
+        if helper:
+            hook_server.start_background()
+    if answer.get("error"):
+        console.warn(f"skillctl hook claude: {answer['error']}")
+    elif answer.get("output"):
+        console.out(answer["output"])
+    return 0
+
+
+@hook.command("serve", hidden=True)
+@click.option("--idle", type=float, default=None, help="Seconds without a prompt before exiting.")
+def serve(idle: float | None) -> int:
+    """The warm helper `hook claude` starts: answers hook events over a Unix socket."""
+    from skillctl import hook_server
+
+    seconds = idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
+    return hook_server.serve(lambda text: _event_output(App(), text), idle_seconds=seconds)
+
+
+def _event_output(app: App, text: str) -> str:
+    """What the hook prints for one event: Claude Code's JSON, or "" when no skill is needed."""
+    import json
+
     from skillctl import agent_hooks
 
-    try:
-        event = agent_hooks.parse_event(sys.stdin.read())
-        context = agent_hooks.context_for(
-            _skills(app, event.cwd),
-            event,
-            history=agent_hooks.transcript_prompts(event.transcript, current=event.prompt),
-        )
-    except Exception as exc:  # noqa: BLE001 - see the docstring: never block the prompt
-        if app.debug:
-            raise
-        console.warn(f"skillctl hook claude: {exc}")
-        return 0
-    if context:
-        console.out_json(agent_hooks.claude_output(context), compact=True)
-    return 0
+    event = agent_hooks.parse_event(text)
+    context = agent_hooks.context_for(
+        _skills(app, event.cwd),
+        event,
+        history=agent_hooks.transcript_prompts(event.transcript, current=event.prompt),
+    )
+    return json.dumps(agent_hooks.claude_output(context), ensure_ascii=False, separators=(",", ":")) if context else ""
 
 
 def _skills(app: App, cwd: Path | None):
