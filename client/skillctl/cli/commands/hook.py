@@ -77,7 +77,8 @@ def claude(app: App, as_json: bool) -> int:
 
 @hook.command("serve", hidden=True)
 @click.option("--idle", type=float, default=None, help="Seconds without a prompt before exiting.")
-def serve(idle: float | None) -> int:
+@json_option
+def serve(idle: float | None, as_json: bool) -> int:
     """The warm helper `hook claude` starts: answers hook events over a Unix socket."""
     from skillctl import hook_server
 
