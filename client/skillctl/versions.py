@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from skillctl.errors import UsageError
+from skillctl.format.semver import MAX_NUMBER_DIGITS, MAX_VERSION_CHARS
 
 _VERSION_RE = re.compile(
     r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -44,7 +45,10 @@ class Version:
 
     @classmethod
     def parse(cls, text: str) -> Version | None:
-        m = _VERSION_RE.match(text.strip())
+        text = text.strip()
+        if len(text) > MAX_VERSION_CHARS or any(len(n) > MAX_NUMBER_DIGITS for n in re.findall(r"\d+", text)):
+            return None  # what no registry may publish (format.semver); int() of 5,000 digits raises
+        m = _VERSION_RE.match(text)
         if not m:
             return None
         pre = tuple(int(p) if p.isdigit() else p for p in m.group(4).split(".")) if m.group(4) else ()

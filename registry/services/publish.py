@@ -9,7 +9,6 @@ same version with the same bytes (200) or other bytes (409), else store the arch
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import IO
 
@@ -25,13 +24,7 @@ from registry.services.audit import audit_record
 from registry.services.summary import skill_summary_refresh
 from registry.storage import archive_delete, archive_key, archive_put
 from skillctl.format import Limits, SkillReport, load_archive
-
-# Strict SemVer 2.0 (no leading "v", no leading zeros): what a published version must be.
-SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-    r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
-)
+from skillctl.format.semver import semver_problem
 
 
 @dataclass(frozen=True)
@@ -136,8 +129,8 @@ def _version(given: str | None, declared: str | None) -> str:
     version = (given or "").strip() or declared
     if not version:
         raise Invalid("version.missing", "Send a `version` field or set `version` (or metadata.version) in SKILL.md.")
-    if not SEMVER.match(version):
-        raise Invalid("version.invalid", f"{version!r} is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE]).")
+    if problem := semver_problem(version):
+        raise Invalid("version.invalid", f"{problem[:200]}.")
     if "+" in version:
         # Build metadata does not order versions: 1.0.0+a and 1.0.0+b would be two "equal" versions.
         raise Invalid("version.build_metadata", "Build metadata (+...) is not accepted in a published version.")

@@ -35,6 +35,7 @@ from skillctl.format.manifest import (
     Triggers,
     VarSpec,
 )
+from skillctl.format.semver import semver_problem
 
 GATING_BLOCKS = ("openclaw", "clawdbot", "moltbot", "clawdis", "clawdhub")
 
@@ -74,11 +75,6 @@ OTHER_KNOWN = (
 )  # fmt: skip
 KNOWN_KEYS = frozenset(k for keys in ALIASES.values() for k in keys) | set(OTHER_KNOWN)
 
-SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
-)
 OS_NAMES = {
     "darwin": "darwin", "macos": "darwin", "mac": "darwin", "osx": "darwin", "macosx": "darwin",
     "linux": "linux",
@@ -147,9 +143,9 @@ def normalise_version(text: str) -> tuple[str | None, bool]:
     cleaned = text.strip()
     if cleaned[:1] in ("v", "V"):
         cleaned = cleaned[1:]
-    if re.fullmatch(r"\d+(\.\d+)?", cleaned):
+    if re.fullmatch(r"\d{1,15}(\.\d{1,15})?", cleaned):
         cleaned += ".0" * (2 - cleaned.count("."))
-    if not SEMVER.match(cleaned):
+    if semver_problem(cleaned):
         return None, False
     try:
         Version(cleaned)

@@ -22,6 +22,11 @@ _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # An alias bomb ("billion laughs") is a few lines of YAML that expand to millions of nodes once
 # anything walks the result. Real frontmatter has a few hundred nodes; 10,000 is generous.
 MAX_EXPANDED_NODES = 10_000
+# The same bomb with one long string: 300 aliases to 100 KB stored a 30 MB manifest that every
+# version read served again. Real frontmatter is under 2 KB (corpus maximum); 64 KiB is plenty.
+MAX_EXPANDED_CHARS = 64 * 1024
+# Frontmatter rarely uses aliases at all (one corpus file of 3,987 does); each use multiplies.
+MAX_ALIASES = 100
 # Deeper nesting has no use in frontmatter and would exhaust the recursion of any consumer.
 MAX_NESTING = 64
 
@@ -164,27 +169,44 @@ def _load_yaml(raw: str):
 
 
 def _check_size(root) -> None:  # noqa: ANN001
-    """Count nodes as a consumer would see them (aliases expanded) without expanding them."""
-    sizes: dict[int, int] = {}
+    """Measure the frontmatter as a consumer would see it (aliases expanded) without expanding
+    it: values, characters of text, alias uses, depth; and refuse an alias inside itself."""
+    sizes: dict[int, tuple[int, int]] = {}
+    open_nodes: set[int] = set()  # the nodes on the path from the root: an alias to one loops
+    aliases = 0
 
-    def size(node, depth: int) -> int:  # noqa: ANN001
+    def size(node, depth: int) -> tuple[int, int]:  # noqa: ANN001
+        nonlocal aliases
         if depth > MAX_NESTING:
             raise TooComplex(f"the frontmatter nests deeper than {MAX_NESTING} levels")
+        if id(node) in open_nodes:
+            raise TooComplex("the frontmatter holds a YAML alias to itself (a recursive structure)")
         known = sizes.get(id(node))
         if known is not None:
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise TooComplex(f"the frontmatter uses YAML aliases more than {MAX_ALIASES} times")
             return known
-        sizes[id(node)] = 1  # a recursive alias counts once instead of looping
-        total = 1
-        if isinstance(node, yaml.SequenceNode):
-            total += sum(size(child, depth + 1) for child in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            total += sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
-        if total > MAX_EXPANDED_NODES:
+        open_nodes.add(id(node))
+        count, chars = 1, len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        for child in children:
+            child_count, child_chars = size(child, depth + 1)
+            count, chars = count + child_count, chars + child_chars
+        open_nodes.discard(id(node))
+        if count > MAX_EXPANDED_NODES:
             raise TooComplex(
                 f"the frontmatter expands to more than {MAX_EXPANDED_NODES} values (YAML aliases?)"
             )
-        sizes[id(node)] = total
-        return total
+        if chars > MAX_EXPANDED_CHARS:
+            raise TooComplex(
+                f"the frontmatter expands to more than {MAX_EXPANDED_CHARS // 1024} KiB of text"
+                " (YAML aliases repeat it?)"
+            )
+        sizes[id(node)] = (count, chars)
+        return count, chars
 
     size(root, 0)
 

@@ -101,9 +101,28 @@ def test_small_aliases_are_fine():
     assert parse_skill_md(text).valid
 
 
-def test_recursive_alias_does_not_loop():
-    report = parse_skill_md("---\nname: demo\ndescription: d\nx: &a [*a]\n---\n")
-    assert report.findings is not None  # a verdict, whatever it is
+@pytest.mark.parametrize("value", ["x: &a [*a]", "metadata: &m {self: *m}", "m: &m {a: {b: [*m]}}"])
+def test_recursive_alias_is_refused(value):
+    report = parse_skill_md(f"---\nname: demo\ndescription: d\n{value}\n---\n")
+    assert error_codes(report) == {"frontmatter.too_complex"}
+
+
+def test_aliases_repeating_a_long_string_are_refused_before_anything_expands():
+    # The audit's archive: one 100 KB string and 300 aliases to it (a 30 MB manifest once stored).
+    lines = ["---", "name: demo", "description: d", "metadata:", "  a: &a " + "x" * 100_000]
+    lines += [f"  k{i}: *a" for i in range(300)]
+    start = time.monotonic()
+    report = parse_skill_md("\n".join(lines + ["---", ""]))
+    assert time.monotonic() - start < 2
+    assert error_codes(report) == {"frontmatter.too_complex"} and report.manifest is None
+
+
+def test_more_than_the_allowed_alias_uses_is_refused():
+    from skillctl.format.frontmatter import MAX_ALIASES
+
+    uses = "\n".join(f"k{i}: *a" for i in range(MAX_ALIASES + 1))
+    report = parse_skill_md(f"---\nname: demo\ndescription: d\na: &a v\n{uses}\n---\n")
+    assert error_codes(report) == {"frontmatter.too_complex"}
 
 
 def test_deeply_nested_yaml_is_refused():
