@@ -4,17 +4,41 @@ An archive's key is derived from its sha256 (``archives/sha256/ab/cd/<sha>.zip``
 bytes always land in the same place and a published archive is never rewritten: both backends
 refuse to save over an existing key (:class:`ArchiveExists`). The filesystem backend is the
 embedded default; S3 (or MinIO) goes through django-storages + boto3.
+
+No version may point at bytes that are not its archive. Files are written under a temporary
+name and linked into place whole (a worker killed mid-write leaves a ``.part`` file, never a
+partial archive at its key); S3 objects appear whole or not at all. :func:`archive_put` checks
+the size and sha256 of what is stored, before reusing an existing object and after writing one,
+and replaces an object that does not match (a partial file from before this rule, a bad disk).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
+import tempfile
+import time
+from pathlib import Path
 from typing import IO
 
+from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, storages
 from storages.backends.s3 import S3Storage
 
+from registry.errors import RegistryError
+
 EXTENSIONS = {"zip": "zip", "tar.gz": "tar.gz"}
+CHUNK = 1024 * 1024
+PART_SUFFIX = ".part"
+logger = logging.getLogger(__name__)
+
+
+class StoredArchiveMismatch(RegistryError):
+    """What storage holds under a key is not the archive just checked: nothing is committed."""
+
+    status = 503
 
 
 class ArchiveExists(Exception):
@@ -29,11 +53,49 @@ class _RefuseOverwrite:
 
 
 class FileSystemArchiveStorage(_RefuseOverwrite, FileSystemStorage):
-    """Local files; FileSystemStorage creates with O_EXCL, so a race also ends in ArchiveExists."""
+    """Local files, written to a ``.part`` file beside the key, fsynced, then linked into place
+    (``link`` fails when the key exists, so a race also ends in ArchiveExists)."""
+
+    def _save(self, name: str, content) -> str:  # noqa: ANN001 (Django's signature)
+        tmp = self._write_part(name, content)
+        try:
+            os.link(tmp, self.path(name))
+        except FileExistsError:
+            raise ArchiveExists(name) from None
+        finally:
+            os.unlink(tmp)
+        return name
+
+    def replace(self, name: str, content) -> None:  # noqa: ANN001
+        """Put ``content`` at ``name`` whatever is there, in one rename."""
+        os.replace(self._write_part(name, content), self.path(name))
+
+    def _write_part(self, name: str, content) -> str:  # noqa: ANN001
+        folder = os.path.dirname(self.path(name))
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(name)}.", suffix=PART_SUFFIX)
+        delay = settings.SKILLYARD_TEST_STORAGE_WRITE_DELAY
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for chunk in content.chunks(CHUNK):
+                    out.write(chunk)
+                    if delay:
+                        out.flush()
+                        time.sleep(delay)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, 0o644)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return tmp
 
 
 class S3ArchiveStorage(_RefuseOverwrite, S3Storage):
-    """S3 or any S3-compatible server (MinIO, moto)."""
+    """S3 or any S3-compatible server (MinIO, moto); a PUT is visible whole or not at all."""
+
+    def replace(self, name: str, content) -> None:  # noqa: ANN001
+        self._save(name, content)
 
 
 def archive_storage() -> Storage:
@@ -44,17 +106,66 @@ def archive_key(sha256: str, kind: str) -> str:
     return f"archives/sha256/{sha256[:2]}/{sha256[2:4]}/{sha256}.{EXTENSIONS[kind]}"
 
 
-def archive_put(key: str, content: IO[bytes]) -> bool:
-    """Store ``content`` under ``key`` unless already there; True when this call wrote it."""
+def archive_put(key: str, content: IO[bytes], *, sha256: str, size: int) -> bool:
+    """Store ``content`` under ``key`` unless the right bytes are there already; True when this
+    call wrote them. Raises :class:`StoredArchiveMismatch` when storage still holds other bytes."""
     storage = archive_storage()
+    wrote = False
     if storage.exists(key):
-        return False
-    content.seek(0)
+        if archive_matches(key, sha256=sha256, size=size):
+            return False
+        logger.warning("archive %s does not match its sha256 or size: replacing it", key)
+        content.seek(0)
+        storage.replace(key, File(content, name=key.rsplit("/", 1)[-1]))
+        wrote = True
+    else:
+        content.seek(0)
+        try:
+            storage.save(key, File(content, name=key.rsplit("/", 1)[-1]))
+            wrote = True
+        except ArchiveExists:
+            pass  # an identical publish stored it a moment ago: checked below like any other
+    if not archive_matches(key, sha256=sha256, size=size):
+        raise StoredArchiveMismatch(
+            "storage.mismatch", "The stored archive does not match the upload; nothing was published. Try again."
+        )
+    return wrote
+
+
+def archive_matches(key: str, *, sha256: str, size: int) -> bool:
+    """Do the stored bytes have this size and sha256? (Read back whole: the only real proof.)"""
+    storage = archive_storage()
     try:
-        storage.save(key, File(content, name=key.rsplit("/", 1)[-1]))
-    except ArchiveExists:
+        if storage.size(key) != size:
+            return False
+        digest = hashlib.sha256()
+        with storage.open(key, "rb") as handle:
+            while chunk := handle.read(CHUNK):
+                digest.update(chunk)
+    except (OSError, ValueError):
         return False
-    return True
+    return digest.hexdigest() == sha256
+
+
+def sweep_partial_files(*, older_than_seconds: float) -> list[Path]:
+    """Remove what killed workers left: ``.part`` files in the filesystem archive storage and
+    Django's upload temp files (``FILE_UPLOAD_TEMP_DIR``). Returns the removed paths."""
+    cutoff = time.time() - older_than_seconds
+    candidates: list[Path] = []
+    if settings.FILE_UPLOAD_TEMP_DIR and Path(settings.FILE_UPLOAD_TEMP_DIR).is_dir():
+        candidates += [p for p in Path(settings.FILE_UPLOAD_TEMP_DIR).iterdir() if p.is_file()]
+    storage = archive_storage()
+    if isinstance(storage, FileSystemStorage) and Path(storage.location).is_dir():
+        candidates += list(Path(storage.location).rglob(f"*{PART_SUFFIX}"))
+    removed = []
+    for path in candidates:
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed.append(path)
+        except FileNotFoundError:
+            continue  # finished or removed meanwhile
+    return removed
 
 
 def archive_open(key: str) -> IO[bytes]:

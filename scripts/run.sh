@@ -13,6 +13,7 @@ WORKERS=${SKILLYARD_WEB_WORKERS:-2}
 $PY manage.py migrate --noinput -v0
 $PY manage.py collectstatic --noinput -v0
 $PY manage.py seed_demo
+$PY manage.py sweep_uploads -v0 >/dev/null  # what a killed worker left (partial writes, upload temp files)
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }

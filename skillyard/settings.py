@@ -137,6 +137,12 @@ SKILLYARD_MAX_UPLOAD_BYTES = env_int("SKILLYARD_MAX_UPLOAD_BYTES", 50 * MiB)
 SKILLYARD_UPLOAD_OVERHEAD_BYTES = 64 * 1024
 # Uploads above this spill to a temp file instead of memory: a web worker holds few at once.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB
+# Their own folder, so `manage.py sweep_uploads` can remove what a killed worker left behind.
+FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "uploads")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+# Tests only: seconds to pause after each MiB an archive write stores, so a test can kill the
+# worker mid-write (tests/e2e). Always 0 in use.
+SKILLYARD_TEST_STORAGE_WRITE_DELAY = float(os.environ.get("SKILLYARD_TEST_STORAGE_WRITE_DELAY", "0"))
 # Tokens are checked on every request; recording last use more often than this is write noise.
 SKILLYARD_TOKEN_LAST_USED_RESOLUTION_SECONDS = 60
 # A token nobody asked an expiry for still ends: a forgotten CI secret must not live forever.

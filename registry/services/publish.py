@@ -155,7 +155,7 @@ def _store(*, actor: Actor, name: str, owner: str | None, visibility: str | None
             existing = SkillVersion.objects.filter(skill=skill, version=checked.version).first()
             if existing is not None:
                 return PublishResult(_same_or_conflict(existing, sha256), created=False)
-            wrote = archive_put(key, archive)
+            wrote = archive_put(key, archive, sha256=sha256, size=checked.report.archive_size)
             created = _version_create(actor=actor, skill=skill, checked=checked, key=key)
             return PublishResult(created, created=True)
     except BaseException:
@@ -167,6 +167,10 @@ def _store(*, actor: Actor, name: str, owner: str | None, visibility: str | None
 def _skill_create(*, name: str, owner: Owner, visibility: str) -> Skill:
     canonical = canonical_name(name)
     clash = Skill.objects.filter(canonical_name=canonical).first()
+    if clash is not None and clash.name == name:
+        # Created by a concurrent first publish after our locked look found nothing: look again
+        # (identical bytes then answer 200, whatever the interleaving).
+        raise _SkillCreatedConcurrently()
     if clash is not None:
         raise Conflict("name.confusable", f"{name!r} is too similar to an existing skill's name.")
     try:

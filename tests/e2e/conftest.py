@@ -84,7 +84,9 @@ def _server_command(server: str, port: int) -> list[str]:
             "--bind", f"127.0.0.1:{port}", "--workers", "4"]
 
 
-def start_registry(data_dir: Path, *, username: str = "alice", server: str = "runserver") -> LiveRegistry:
+def start_registry(
+    data_dir: Path, *, username: str = "alice", server: str = "runserver", env_extra: dict[str, str] | None = None
+) -> LiveRegistry:
     """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port.
 
     ``server`` is ``runserver`` (the tests) or ``gunicorn`` (bench/install.py).
@@ -92,11 +94,11 @@ def start_registry(data_dir: Path, *, username: str = "alice", server: str = "ru
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(data_dir), "DJANGO_SETTINGS_MODULE": "skillyard.settings",
            "SKILLYARD_THROTTLE_ANON": "100000/min", "SKILLYARD_THROTTLE_USER": "100000/min",
-           "SKILLYARD_THROTTLE_PUBLISH": "100000/hour"}
+           "SKILLYARD_THROTTLE_PUBLISH": "100000/hour", **(env_extra or {})}
     env.pop("DATABASE_URL", None)
     env.pop("SKILLYARD_BROKER_URL", None)
     _manage(["migrate", "--noinput"], env)
-    token = _manage(["issue_token", username, "--scope", "publish", "--create-user"], env).strip().splitlines()[-1]
+    token = _manage(["issue_token", username, "--scope", "publish", "--create-user", "--replace"], env).strip().splitlines()[-1]
     port = _free_port()
     log = data_dir / "server.log"
     process = subprocess.Popen(
