@@ -1,4 +1,4 @@
-# The registry image: web (gunicorn) and worker (celery) run from it; see docker-compose.yaml.
+# The registry image: web (uvicorn, behind nginx) and worker (celery) run from it; see docker-compose.yaml.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
@@ -20,4 +20,4 @@ USER skillyard
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
   CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/skills', timeout=2)"
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec gunicorn skillyard.wsgi:application --bind 0.0.0.0:8000 --workers ${SKILLYARD_WEB_WORKERS:-4} --access-logfile -"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec uvicorn skillyard.asgi:application --host 0.0.0.0 --port 8000 --workers ${SKILLYARD_WEB_WORKERS:-4} --no-proxy-headers --no-server-header --timeout-keep-alive 5"]

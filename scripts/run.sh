@@ -8,7 +8,17 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
-WORKERS=${SKILLYARD_WEB_WORKERS:-2}
+# One process by default: uvicorn reads request bodies on its event loop (a slow upload holds a
+# connection, not a worker) and Django runs each request in a thread, and one process keeps the
+# throttle counters in one place. More processes need a shared cache (SKILLYARD_CACHE_URL).
+WORKERS=${SKILLYARD_WEB_WORKERS:-1}
+if [ "$WORKERS" != 1 ] && [ -z "${SKILLYARD_CACHE_URL:-}" ]; then
+  echo "run.sh: SKILLYARD_WEB_WORKERS=$WORKERS needs SKILLYARD_CACHE_URL (Redis) so throttles count across processes" >&2
+  exit 2
+fi
+if [ -z "${SKILLYARD_ALLOWED_HOSTS:-}" ] && [ "$HOST" != 127.0.0.1 ] && [ "$HOST" != localhost ]; then
+  export SKILLYARD_ALLOWED_HOSTS="127.0.0.1,localhost,$HOST"
+fi
 
 $PY manage.py migrate --noinput -v0
 $PY manage.py collectstatic --noinput -v0
@@ -26,7 +36,9 @@ fi
 
 echo "Skillyard registry: http://$HOST:$PORT/api/v1/skills  (docs: http://$HOST:$PORT/api/v1/docs/)"
 echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --replace 2>/dev/null | tail -1)"
-.venv/bin/gunicorn skillyard.wsgi:application --bind "$HOST:$PORT" --workers "$WORKERS" \
-  --access-logfile - --graceful-timeout 5 &
+# No gunicorn here, so no control socket for two registries on one host to share and delete.
+# --no-proxy-headers: forwarded addresses are trusted only from SKILLYARD_TRUSTED_PROXIES.
+.venv/bin/uvicorn skillyard.asgi:application --host "$HOST" --port "$PORT" --workers "$WORKERS" \
+  --timeout-keep-alive 5 --timeout-graceful-shutdown 5 --no-server-header --no-proxy-headers &
 pids+=($!)
 wait -n "${pids[@]}"

@@ -27,6 +27,8 @@ run_pytest "$@"
 
 if [ -d tests/registry ] && [ $# = 0 ]; then
   echo "== registry tests on PostgreSQL"
-  DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" run_pytest tests/registry -q
+  # Not the embedded default: a deployment's settings need a key and host names.
+  DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" SKILLYARD_SECRET_KEY=test-only-not-secret \
+    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost run_pytest tests/registry -q
 fi
 echo "test.sh: all test runs passed"

@@ -9,9 +9,11 @@ With no environment at all the registry runs on one machine: SQLite and archives
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SKILLYARD_DATA_DIR", BASE_DIR / ".data")).resolve()
@@ -25,10 +27,64 @@ def env_int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
 
 
-SECRET_KEY = os.environ.get("SKILLYARD_SECRET_KEY", "dev-only-insecure-key-change-me")
 DEBUG = env_bool("SKILLYARD_DEBUG")
-ALLOWED_HOSTS = os.environ.get("SKILLYARD_ALLOWED_HOSTS", "*").split(",")
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("SKILLYARD_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+# The embedded default (SQLite + local files, one machine) may run with nothing configured; a
+# deployment on PostgreSQL or S3 (several processes or hosts) must say its key and host names.
+EMBEDDED = not os.environ.get("DATABASE_URL") and os.environ.get("SKILLYARD_STORAGE", "fs") == "fs"
+
+
+def _csv(name: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+
+
+def _secret_key() -> str:
+    """SKILLYARD_SECRET_KEY; embedded: a random key kept (mode 0600) in the data folder."""
+    if key := os.environ.get("SKILLYARD_SECRET_KEY", "").strip():
+        return key
+    if not (EMBEDDED or DEBUG):
+        raise ImproperlyConfigured(
+            "SKILLYARD_SECRET_KEY is not set: a deployment needs its own secret key "
+            "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(50))'`)."
+        )
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+# Never `*`: absolute URLs (downloads, the cacheable .well-known indexes) come from the Host
+# header Django accepted. Embedded default: loopback names only.
+ALLOWED_HOSTS = _csv("SKILLYARD_ALLOWED_HOSTS") or (["127.0.0.1", "localhost", "[::1]"] if EMBEDDED or DEBUG else [])
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("SKILLYARD_ALLOWED_HOSTS is not set: list the host names this registry answers to.")
+if "*" in ALLOWED_HOSTS and not DEBUG:
+    raise ImproperlyConfigured("SKILLYARD_ALLOWED_HOSTS must name the hosts; '*' accepts any Host header.")
+# The registry's public address (https://skills.example.com): absolute URLs use it when set.
+SKILLYARD_PUBLIC_URL = os.environ.get("SKILLYARD_PUBLIC_URL", "").rstrip("/")
+CSRF_TRUSTED_ORIGINS = _csv("SKILLYARD_CSRF_TRUSTED_ORIGINS")
+
+# --- HTTPS: a deployment behind TLS sets SKILLYARD_HTTPS=1 (README "Running a registry") ----
+HTTPS = env_bool("SKILLYARD_HTTPS")
+if HTTPS:
+    SECURE_SSL_REDIRECT = env_bool("SKILLYARD_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env_int("SKILLYARD_HSTS_SECONDS", 365 * 24 * 3600)  # a year, as preload lists ask
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SKILLYARD_HSTS_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("SKILLYARD_HSTS_PRELOAD", default=False)  # a choice for the operator
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+# Behind a TLS-terminating proxy: "X-Forwarded-Proto" (only that header, only from the proxy).
+if _proxy_ssl := os.environ.get("SKILLYARD_PROXY_SSL_HEADER", "").strip():
+    SECURE_PROXY_SSL_HEADER = (f"HTTP_{_proxy_ssl.upper().replace('-', '_')}", "https")
+# HSTS preload commits every subdomain to HTTPS for good: the operator's decision
+# (SKILLYARD_HSTS_PRELOAD=1), so the check that asks for it is not a deployment error here.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -137,6 +193,11 @@ SKILLYARD_MAX_UPLOAD_BYTES = env_int("SKILLYARD_MAX_UPLOAD_BYTES", 50 * MiB)
 SKILLYARD_UPLOAD_OVERHEAD_BYTES = 64 * 1024
 # Uploads above this spill to a temp file instead of memory: a web worker holds few at once.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB
+# A request body must keep coming: a client that sends nothing for this long is cut off (408)
+# instead of holding a connection; one chunk per 20 s is slower than any real upload.
+SKILLYARD_BODY_IDLE_SECONDS = float(os.environ.get("SKILLYARD_BODY_IDLE_SECONDS", "20"))
+# ... and must end: 50 MiB in 300 s is 170 KiB/s, slower than the slowest real link we serve.
+SKILLYARD_BODY_SECONDS = float(os.environ.get("SKILLYARD_BODY_SECONDS", "300"))
 # Their own folder, so `manage.py sweep_uploads` can remove what a killed worker left behind.
 FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "uploads")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)

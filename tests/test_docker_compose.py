@@ -51,3 +51,20 @@ def test_the_image_copies_every_package_it_installs() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     for part in ("client", "skillyard", "registry", "catalog", "worker", "templates"):
         assert f"COPY {part} ./{part}" in dockerfile
+
+
+def test_nginx_fronts_the_registry_buffering_bodies_with_timeouts() -> None:
+    nginx = SERVICES["nginx"]
+    assert nginx["depends_on"]["web"]["condition"] == "service_healthy"
+    assert "ports" not in SERVICES["web"]  # reachable only through the front
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    for directive in ("proxy_request_buffering on", "client_body_timeout", "client_max_body_size 51m"):
+        assert directive in conf
+
+
+def test_no_default_secret_and_no_wildcard_host() -> None:
+    env = SERVICES["web"]["environment"]
+    assert env["SKILLYARD_SECRET_KEY"].startswith("${SKILLYARD_SECRET_KEY:?")  # compose refuses to start
+    assert "*" not in env["SKILLYARD_ALLOWED_HOSTS"]
+    subnet = COMPOSE["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert env["SKILLYARD_TRUSTED_PROXIES"] == subnet

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -33,3 +34,13 @@ class BearerTokenAuthentication(BaseAuthentication):
 def request_actor(request) -> Actor:
     token = request.auth if isinstance(request.auth, Token) else None
     return Actor(request.user, token)
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """The token scheme in the OpenAPI schema (and the API docs' "Authorize" button)."""
+
+    target_class = BearerTokenAuthentication
+    name = "bearerToken"
+
+    def get_security_definition(self, auto_schema):  # noqa: ANN001 (drf-spectacular's signature)
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "sky_… token (skillctl login)"}

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 from rest_framework import serializers
 
 from registry import selectors
-from registry.access import ROLE_RANK, SCOPE_RANK
-from registry.models import Membership, Skill, SkillVersion, Token, Visibility
+from registry.models import Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
+
+
+def absolute_url(request, path: str) -> str:
+    """``SKILLYARD_PUBLIC_URL`` + path when configured, else from the Host Django accepted
+    (ALLOWED_HOSTS never holds `*`); a bare path without a request."""
+    if settings.SKILLYARD_PUBLIC_URL:
+        return settings.SKILLYARD_PUBLIC_URL + path
+    return request.build_absolute_uri(path) if request is not None else path
 
 
 def download_url(request, sv: SkillVersion, name: str) -> str:
-    path = reverse("api:version-download", kwargs={"name": name, "version": sv.version})
-    return request.build_absolute_uri(path) if request is not None else path
+    return absolute_url(request, reverse("api:version-download", kwargs={"name": name, "version": sv.version}))
 
 
 # --- requests ------------------------------------------------------------------------------
@@ -20,7 +27,7 @@ class PublishIn(serializers.Serializer):
     archive = serializers.FileField(help_text="The skill as .zip or .tar.gz.")
     version = serializers.CharField(required=False, allow_blank=True, help_text="Else SKILL.md's version.")
     owner = serializers.CharField(required=False, allow_blank=True, help_text="User or organisation; first publish only.")
-    visibility = serializers.ChoiceField(choices=Visibility.values, required=False, help_text="First publish only.")
+    visibility = serializers.ChoiceField(choices=Visibility.choices, required=False, help_text="First publish only.")
 
 
 class YankIn(serializers.Serializer):
@@ -41,11 +48,11 @@ class OrgIn(serializers.Serializer):
 
 class MemberIn(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    role = serializers.ChoiceField(choices=list(ROLE_RANK))
+    role = serializers.ChoiceField(choices=Role.choices)
 
 
 class TokenIn(serializers.Serializer):
-    scope = serializers.ChoiceField(choices=list(SCOPE_RANK))
+    scope = serializers.ChoiceField(choices=TokenScope.choices)
     owner = serializers.CharField(required=False, allow_blank=True, help_text="Limit the token to one owner.")
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
     expires_days = serializers.IntegerField(required=False, min_value=1, max_value=3650)

@@ -22,6 +22,7 @@ from registry.api.serializers import (
     VersionDetailOut,
     VersionOut,
     YankIn,
+    absolute_url,
 )
 from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
 from registry.models import Visibility
@@ -97,7 +98,7 @@ class VersionList(APIView):
         )
         body = VersionDetailOut(result.version, context={"request": request, "skill_name": name}).data
         response = Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
-        response["Location"] = request.build_absolute_uri(request.path + "/" + result.version.version)
+        response["Location"] = absolute_url(request, request.path + "/" + result.version.version)
         return response
 
 

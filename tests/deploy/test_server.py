@@ -1,0 +1,159 @@
+"""The registry as `make run` serves it (scripts/run.sh, a real server process on a free port):
+slow and oversized request bodies cannot stall it, an anonymous publish is refused before its
+body is read, and two registries on one host leave each other alone."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ..conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP_SECONDS = 90  # migrations, collectstatic and the demo seed on a cold machine
+
+pytestmark = pytest.mark.e2e
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    token: str
+    process: subprocess.Popen
+    log: Path
+
+
+def start(tmp_path: Path, label: str, **env: str) -> Server:
+    port = free_port()
+    log = tmp_path / f"{label}.log"
+    environ = {**os.environ, "PORT": str(port), "SKILLYARD_DATA_DIR": str(tmp_path / label), **env}
+    for key in ("DATABASE_URL", "SKILLYARD_BROKER_URL", "SKILLYARD_CACHE_URL", "SKILLYARD_STORAGE"):
+        environ.pop(key, None)
+    process = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=environ, stdout=log.open("w"),
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        token = re.search(r"Publish token for the demo user: (sky_\S+)", log.read_text())
+        try:
+            if token and httpx.get(f"{url}/api/v1/skills", timeout=2).status_code == 200:
+                return Server(url, port, token.group(1), process, log)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    stop(process)
+    raise AssertionError(f"make run did not serve within {STARTUP_SECONDS}s:\n{log.read_text()}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def server(tmp_path):
+    started = start(tmp_path, "registry", SKILLYARD_BODY_IDLE_SECONDS="3")
+    yield started
+    stop(started.process)
+
+
+def upload_headers(port: int, *, length: int, token: str | None) -> bytes:
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    return (f"POST /api/v1/skills/slow/versions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
+            f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n").encode()
+
+
+def read_status(conn: socket.socket, timeout: float) -> int:
+    conn.settimeout(timeout)
+    head = b""
+    while b"\r\n" not in head:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return int(head.split()[1])
+
+
+def test_two_slow_uploads_in_flight_do_not_stall_other_requests(server):
+    slow = []
+    for _ in range(2):
+        conn = socket.create_connection(("127.0.0.1", server.port))
+        conn.sendall(upload_headers(server.port, length=10_000_000, token=server.token) + b"--b\r\n")
+        slow.append(conn)
+    try:
+        for _ in range(3):
+            for conn in slow:
+                conn.sendall(b"x")  # a trickle: alive, never done
+            start = time.monotonic()
+            response = httpx.get(f"{server.url}/api/v1/skills", timeout=5)
+            assert response.status_code == 200
+            assert time.monotonic() - start < 1.0
+            time.sleep(0.5)
+    finally:
+        for conn in slow:
+            conn.close()
+
+
+def test_a_stalled_body_is_cut_off_with_408(server):
+    with socket.create_connection(("127.0.0.1", server.port)) as conn:
+        conn.sendall(upload_headers(server.port, length=1_000_000, token=server.token) + b"--b\r\n")
+        start = time.monotonic()
+        assert read_status(conn, timeout=15) == 408
+        assert time.monotonic() - start < 10  # SKILLYARD_BODY_IDLE_SECONDS=3 here
+
+
+def test_anonymous_publish_is_refused_before_its_body_is_sent(server):
+    with socket.create_connection(("127.0.0.1", server.port)) as conn:
+        conn.sendall(upload_headers(server.port, length=45_000_000, token=None))  # headers only
+        assert read_status(conn, timeout=5) == 401
+
+
+def test_a_bad_token_is_refused_before_the_body_too(server):
+    with socket.create_connection(("127.0.0.1", server.port)) as conn:
+        conn.sendall(upload_headers(server.port, length=45_000_000, token="sky_not_a_real_token"))
+        assert read_status(conn, timeout=5) == 401
+
+
+def test_a_declared_length_over_the_limit_is_413_before_the_body(server):
+    with socket.create_connection(("127.0.0.1", server.port)) as conn:
+        conn.sendall(upload_headers(server.port, length=500_000_000, token=server.token))
+        assert read_status(conn, timeout=5) == 413
+
+
+def test_host_header_not_allowed_is_refused(server):
+    response = httpx.get(f"{server.url}/.well-known/skills/index.json", headers={"Host": "evil.example"}, timeout=5)
+    assert response.status_code == 400
+    assert "evil.example" not in response.text
+
+
+def test_two_registries_on_one_host_leave_each_other_alone(tmp_path):
+    first = start(tmp_path, "first")
+    second = start(tmp_path, "second")
+    try:
+        stop(first.process)  # its shutdown must not take the other's sockets with it
+        time.sleep(1)
+        assert httpx.get(f"{second.url}/api/v1/skills", timeout=5).status_code == 200
+        third = start(tmp_path, "third")
+        try:
+            assert httpx.get(f"{second.url}/api/v1/skills", timeout=5).status_code == 200
+            assert httpx.get(f"{third.url}/api/v1/skills", timeout=5).status_code == 200
+        finally:
+            stop(third.process)
+    finally:
+        stop(second.process)
+        stop(first.process)

@@ -1,0 +1,90 @@
+"""Deployment settings (issue: ALLOWED_HOSTS defaulted to `*`, a hard-coded secret key):
+refuse to start without a key and host names outside the embedded default, and
+`manage.py check --deploy` is clean with the production environment the README documents."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# README "Running a registry", production: what an operator sets.
+PRODUCTION = {
+    "DATABASE_URL": "postgres://skillyard:secret@db.internal:5432/skillyard",
+    "SKILLYARD_STORAGE": "s3",
+    "SKILLYARD_S3_BUCKET": "skillyard",
+    "SKILLYARD_BROKER_URL": "redis://redis.internal:6379/0",
+    "SKILLYARD_CACHE_URL": "redis://redis.internal:6379/1",
+    "SKILLYARD_ALLOWED_HOSTS": "skills.example.com",
+    "SKILLYARD_PUBLIC_URL": "https://skills.example.com",
+    "SKILLYARD_HTTPS": "1",
+    "SKILLYARD_PROXY_SSL_HEADER": "X-Forwarded-Proto",
+    "SKILLYARD_TRUSTED_PROXIES": "10.0.0.0/8",
+}
+
+
+def manage(*args: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLYARD_", "DATABASE_URL"))}
+    environ = {**base, "SKILLYARD_DATA_DIR": str(tmp_path / "data"), **env}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_deploy_is_clean_with_the_documented_production_environment(tmp_path):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50)}
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize("missing", ["SKILLYARD_SECRET_KEY", "SKILLYARD_ALLOWED_HOSTS"])
+def test_a_deployment_refuses_to_start_without_key_or_hosts(tmp_path, missing):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50)}
+    env.pop(missing)
+    result = manage("check", env=env, tmp_path=tmp_path)
+    assert result.returncode != 0
+    assert missing in result.stderr.strip().splitlines()[-1]  # one clear line, the last one
+
+
+def test_a_wildcard_host_is_refused(tmp_path):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50), "SKILLYARD_ALLOWED_HOSTS": "*"}
+    result = manage("check", env=env, tmp_path=tmp_path)
+    assert result.returncode != 0 and "SKILLYARD_ALLOWED_HOSTS" in result.stderr
+
+
+def test_the_embedded_default_keeps_a_generated_key_and_loopback_hosts(tmp_path):
+    show = "from django.conf import settings as s; print(s.ALLOWED_HOSTS, len(s.SECRET_KEY))"
+    first = manage("shell", "-c", show, env={}, tmp_path=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "'127.0.0.1', 'localhost'" in first.stdout and "*" not in first.stdout
+    key_file = tmp_path / "data" / "secret_key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    key = key_file.read_text()
+    assert manage("shell", "-c", show, env={}, tmp_path=tmp_path).returncode == 0
+    assert key_file.read_text() == key and len(key) >= 50  # kept, not regenerated
+
+
+def test_wellknown_urls_use_the_public_url(settings, client, db):
+    settings.SKILLYARD_PUBLIC_URL = "https://skills.example.com"
+    from registry import services
+    from registry.access import Actor
+    from tests.registry.conftest import make_zip
+
+    user = services.user_create(username="pub")
+    services.skill_version_publish(actor=Actor(user), name="pdf-tools", archive=_file(make_zip("pdf-tools")))
+    data = client.get("/.well-known/agent-skills/index.json").json()
+    assert data["skills"][0]["url"].startswith("https://skills.example.com/api/v1/")
+
+
+def _file(data: bytes):
+    import io
+
+    handle = io.BytesIO(data)
+    handle.name = "s.zip"
+    return handle
