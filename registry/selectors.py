@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
-from registry.access import Actor
+from registry.access import Actor, owner_role
 from registry.errors import BadRequest, not_found
 from registry.models import AuditEvent, DistTag, Membership, Owner, Skill, SkillVersion, Token
 from skillctl.errors import UsageError
@@ -155,12 +155,32 @@ def owner_members(*, owner: Owner) -> QuerySet[Membership]:
     return owner.memberships.select_related("user").order_by("user__username")
 
 
+def owner_members_visible(*, actor: Actor, owner: Owner) -> QuerySet[Membership] | None:
+    """The members of ``owner`` if the actor may see them (a member, through a session or a
+    token not limited to another owner); None otherwise. The one rule for API and catalog."""
+    token = actor.token
+    if token is not None and token.owner_id is not None and token.owner_id != owner.id:
+        return None
+    if owner_role(user=actor.user, owner=owner) is None:
+        return None
+    return owner_members(owner=owner)
+
+
 def user_memberships(*, user) -> QuerySet[Membership]:
     return Membership.objects.filter(user=user).select_related("owner").order_by("owner__name")
 
 
 def token_list(*, user) -> QuerySet[Token]:
     return Token.objects.filter(user=user).select_related("owner").order_by("-created_at")
+
+
+def token_list_visible(*, actor: Actor) -> QuerySet[Token]:
+    """The actor's tokens; a token limited to one owner sees only the tokens limited to it
+    (it must not reveal, or reach, the user's wider tokens)."""
+    tokens = token_list(user=actor.user)
+    if actor.token is not None and actor.token.owner_id is not None:
+        tokens = tokens.filter(owner_id=actor.token.owner_id)
+    return tokens
 
 
 def audit_list(*, skill: str = "", owner: str = "") -> QuerySet[AuditEvent]:

@@ -37,9 +37,12 @@ class BodyGuard:
         if declared is not None and declared > limit:
             return await _problem(send, 413, "archive.too_large", f"The upload is {declared} bytes; the limit is {limit}.")
         if scope["method"] == "POST" and PUBLISH_PATH.match(scope["path"]):
-            refusal = await _credentials_problem(headers)
+            meta = {"REMOTE_ADDR": (scope.get("client") or ("", 0))[0],
+                    "HTTP_X_FORWARDED_FOR": headers.get("x-forwarded-for", "")}
+            refusal = await _credentials_problem(headers, meta)
             if refusal:
-                return await _problem(send, 401, *refusal, auth=True)
+                status, code, detail = refusal
+                return await _problem(send, status, code, detail, auth=status == 401)
         guarded = _GuardedBody(receive, limit)
         started = False
 
@@ -84,23 +87,33 @@ class _GuardedBody:
         return message
 
 
-async def _credentials_problem(headers: dict[str, str]) -> tuple[str, str] | None:
-    """(code, detail) when a publish carries no usable credentials; None to let it through."""
+async def _credentials_problem(headers: dict[str, str], meta: dict[str, str]) -> tuple[int, str, str] | None:
+    """(status, code, detail) when a publish carries no usable credentials; None to let it in."""
     authorization = headers.get("authorization", "")
     if not authorization:
         if "sessionid=" in headers.get("cookie", ""):
             return None  # a browser session: Django checks it (and CSRF) after the body
-        return "auth.required", "Publishing needs `Authorization: Bearer <token>`."
+        return 401, "auth.required", "Publishing needs `Authorization: Bearer <token>`."
     scheme, _, secret = authorization.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return None  # not ours to judge here: the API answers it with its usual problem
+    return await sync_to_async(_token_problem)(secret.strip(), meta)
+
+
+def _token_problem(secret: str, meta: dict[str, str]) -> tuple[int, str, str] | None:
+    from registry import auth_limits
+    from registry.clients import client_address
     from registry.errors import Unauthenticated
     from registry.services import token_authenticate
 
+    who = f"ip:{client_address(meta)}"
+    if auth_limits.blocked(who):
+        return 429, "throttled", "Too many requests with bad tokens from this address."
     try:
-        await sync_to_async(token_authenticate)(secret=secret.strip())
+        token_authenticate(secret=secret)
     except Unauthenticated as exc:
-        return exc.code, exc.message
+        auth_limits.record_failure(who)
+        return 401, exc.code, exc.message
     return None
 
 

@@ -8,6 +8,7 @@ With no environment at all the registry runs on one machine: SQLite and archives
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -66,6 +67,13 @@ if "*" in ALLOWED_HOSTS and not DEBUG:
 # The registry's public address (https://skills.example.com): absolute URLs use it when set.
 SKILLYARD_PUBLIC_URL = os.environ.get("SKILLYARD_PUBLIC_URL", "").rstrip("/")
 CSRF_TRUSTED_ORIGINS = _csv("SKILLYARD_CSRF_TRUSTED_ORIGINS")
+# Proxies (CIDRs) whose X-Forwarded-For is believed (registry/clients.py); none by default.
+SKILLYARD_TRUSTED_PROXIES = _csv("SKILLYARD_TRUSTED_PROXIES")
+for _proxy in SKILLYARD_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"SKILLYARD_TRUSTED_PROXIES: {_proxy!r} is not an address or CIDR") from None
 
 # --- HTTPS: a deployment behind TLS sets SKILLYARD_HTTPS=1 (README "Running a registry") ----
 HTTPS = env_bool("SKILLYARD_HTTPS")
@@ -219,6 +227,14 @@ CACHES = {
     )
 }
 
+# Bad tokens and failed sign-ins a client address (and, for sign-in, a username) may have in a
+# window before further attempts are refused: enough for typos, far too few to guess.
+# A client's repeated downloads of one version count once in this window (downloads rank the
+# catalog): an hour keeps CI reinstalls from counting as users, like most registries' counters.
+SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS = env_int("SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS", 3600)
+SKILLYARD_THROTTLE_AUTH_FAILURES = os.environ.get("SKILLYARD_THROTTLE_AUTH_FAILURES", "10/min")
+AUTHENTICATION_BACKENDS = ["registry.auth_backends.ThrottledModelBackend"]
+
 # --- API -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -245,6 +261,7 @@ REST_FRAMEWORK = {
         "user": os.environ.get("SKILLYARD_THROTTLE_USER", "3000/min"),
         "publish": os.environ.get("SKILLYARD_THROTTLE_PUBLISH", "120/hour"),
     },
+    "NUM_PROXIES": None,  # unused: registry/clients.py reads X-Forwarded-For from trusted proxies only
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

@@ -8,7 +8,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from registry import selectors, services
-from registry.access import owner_role
 from registry.api.authentication import request_actor
 from registry.api.serializers import (
     MemberIn,
@@ -31,8 +30,9 @@ def _signed_in(request):
 
 def _org_body(org, request) -> dict:
     body = {"name": org.name, "kind": org.kind, "created_at": org.created_at}
-    if owner_role(user=request.user, owner=org) is not None:
-        body["members"] = MemberOut(selectors.owner_members(owner=org), many=True).data
+    members = selectors.owner_members_visible(actor=request_actor(request), owner=org)
+    if members is not None:
+        body["members"] = MemberOut(members, many=True).data
     return body
 
 
@@ -61,9 +61,10 @@ class OrgMembers(APIView):
     @extend_schema(responses=MemberOut(many=True))
     def get(self, request, org: str):
         owner = services.owner_get(name=org)
-        if owner_role(user=_signed_in(request).user, owner=owner) is None:
-            raise Forbidden("permission.role", f"Only members of {org} see its members.")
-        return Response(MemberOut(selectors.owner_members(owner=owner), many=True).data)
+        members = selectors.owner_members_visible(actor=_signed_in(request), owner=owner)
+        if members is None:
+            raise Forbidden("permission.role", f"Only members of {org} (with a token valid for it) see its members.")
+        return Response(MemberOut(members, many=True).data)
 
     @extend_schema(request=MemberIn, responses={201: MemberOut})
     def post(self, request, org: str):
@@ -85,7 +86,7 @@ class TokenList(APIView):
     @extend_schema(responses=TokenOut(many=True))
     def get(self, request):
         """Your tokens (never their secrets)."""
-        return Response(TokenOut(selectors.token_list(user=_signed_in(request).user), many=True).data)
+        return Response(TokenOut(selectors.token_list_visible(actor=_signed_in(request)), many=True).data)
 
     @extend_schema(request=TokenIn, responses={201: TokenCreatedOut})
     def post(self, request):

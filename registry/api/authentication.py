@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, Throttled
 
+from registry import auth_limits
 from registry.access import Actor
+from registry.clients import client_address
 from registry.errors import Unauthenticated
 from registry.models import Token
 from registry.services import token_authenticate
@@ -21,9 +23,13 @@ class BearerTokenAuthentication(BaseAuthentication):
             return None
         if len(parts) != 2:
             raise AuthenticationFailed("Send `Authorization: Bearer <token>`.", code="token.invalid")
+        who = f"ip:{client_address(request.META)}"
+        if wait := auth_limits.blocked(who):
+            raise Throttled(wait=wait, detail="Too many requests with bad tokens from this address.")
         try:
             token = token_authenticate(secret=parts[1].decode("ascii", "replace"))
         except Unauthenticated as exc:
+            auth_limits.record_failure(who)
             raise AuthenticationFailed(exc.message, code=exc.code) from exc
         return token.user, token
 

@@ -25,6 +25,7 @@ from registry.api.serializers import (
     absolute_url,
 )
 from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
+from registry.clients import client_identity
 from registry.models import Visibility
 from registry.storage import archive_open
 
@@ -146,7 +147,7 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
                                 filename=f"{sv.skill.name}-{sv.version}.{ext}", content_type=CONTENT_TYPES[sv.archive_kind])
         response["Content-Length"] = str(sv.size)
         if request.method == "GET":
-            services.skill_version_download_record(version=sv)
+            services.skill_version_download_record(version=sv, client=client_identity(request))
     for key, value in headers.items():
         response[key] = value
     return response

@@ -7,10 +7,17 @@ or a running shell; these read ``api_settings`` each time. A refusal is 429 with
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from registry.clients import client_address
+
 
 class _RateFromSettings:
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_ident(self, request):
+        # DRF's own trusts any X-Forwarded-For when NUM_PROXIES is unset: a spoofed header
+        # was a fresh identity per request. The client behind trusted proxies only.
+        return client_address(request.META)
 
 
 class AnonThrottle(_RateFromSettings, AnonRateThrottle):

@@ -162,6 +162,8 @@ def token_revoke(*, actor: Actor, token_id: int) -> Token:
         raise NotFound("token.not_found", "No such token.")
     if actor.token is not None and actor.token.id != token.id and actor.token.scope != TokenScope.ADMIN:
         raise Forbidden("token.scope", "Revoking another token needs a session or an admin token.")
+    if actor.token is not None and actor.token.owner_id is not None and token.owner_id != actor.token.owner_id:
+        raise NotFound("token.not_found", "No such token.")  # beyond this token's owner: not even seen
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
     audit_record(actor=actor, action="token.revoke", token=token.prefix)

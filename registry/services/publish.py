@@ -15,8 +15,8 @@ from typing import IO
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from registry.access import Actor, require
-from registry.errors import Conflict, Invalid, TooLarge, Unauthenticated, not_found
+from registry.access import Actor, owner_role, require
+from registry.errors import Conflict, Invalid, TooLarge, Unauthenticated
 from registry.models import Owner, Role, Skill, SkillVersion, TokenScope, Visibility
 from registry.names import canonical_name
 from registry.services.accounts import owner_get, user_owner_get
@@ -88,16 +88,24 @@ def _check_target(*, actor: Actor, name: str, owner: str | None, visibility: str
         target = owner_get(name=owner) if owner else _default_owner(actor)
         require(actor, owner=target, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
         return None, target
-    if not Skill.objects.visible_to(actor.user, actor.token).filter(id=skill.id).exists():
-        if skill.deleted_at is not None:
-            raise Conflict("name.deleted", f"{name!r} belonged to a deleted skill; names are never reused.")
-        raise not_found("skill")
+    visible = Skill.objects.visible_to(actor.user, actor.token).filter(id=skill.id).exists()
+    if not visible or owner_role(user=actor.user, owner=skill.owner) is None:
+        raise name_unavailable(name)  # private, deleted or someone else's: the same answer
     require(actor, owner=skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
     if owner and owner != skill.owner.name:
         raise Invalid("skill.owner_mismatch", f"{name} belongs to {skill.owner.name}; owner is set on first publish only.")
     if visibility and visibility != skill.visibility:
         raise Invalid("skill.visibility_mismatch", f"{name} is {skill.visibility}; visibility is set on first publish only.")
     return skill, skill.owner
+
+
+def name_unavailable(name: str) -> Conflict:
+    """One answer for a name that is taken, private, deleted or confusable with another: which
+    one it is would tell an outsider that a private skill exists (it once did: 404 vs 409)."""
+    return Conflict(
+        "name.unavailable",
+        f"The name {name!r} is not available (taken, reserved, or too similar to another skill's); choose another.",
+    )
 
 
 def _default_owner(actor: Actor) -> Owner:
@@ -172,7 +180,7 @@ def _skill_create(*, name: str, owner: Owner, visibility: str) -> Skill:
         # (identical bytes then answer 200, whatever the interleaving).
         raise _SkillCreatedConcurrently()
     if clash is not None:
-        raise Conflict("name.confusable", f"{name!r} is too similar to an existing skill's name.")
+        raise name_unavailable(name)
     try:
         with transaction.atomic():
             return Skill.objects.create(name=name, canonical_name=canonical, owner=owner, visibility=visibility)

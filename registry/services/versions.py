@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -128,7 +130,12 @@ def skill_delete(*, actor: Actor, name: str) -> Skill:
 
 
 @transaction.atomic
-def skill_version_download_record(*, version: SkillVersion) -> None:
-    """Count one download, without a read-modify-write race."""
+def skill_version_download_record(*, version: SkillVersion, client: str) -> bool:
+    """Count a download once per client (user, else address) per version per window, without
+    a read-modify-write race; True when counted. Downloads order the catalog, so a loop of
+    fetches (or forged addresses) must not buy a ranking; a CI job counts once an hour."""
+    if not cache.add(f"download:{version.id}:{client}", 1, settings.SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS):
+        return False
     SkillVersion.objects.filter(id=version.id).update(downloads=F("downloads") + 1)
     Skill.objects.filter(id=version.skill_id).update(downloads=F("downloads") + 1)
+    return True

@@ -45,7 +45,7 @@ def test_publish_of_a_lookalike_by_another_owner_is_refused(alice_api, bob_api, 
     assert alice_api.publish("pdf-tools", make_zip("pdf-tools")).status_code == 201
     response = bob_api.publish(lookalike, make_zip(lookalike))
     assert response.status_code == 409
-    assert response.json()["code"] == "name.confusable"
+    assert response.json()["code"] == "name.unavailable"
 
 
 def test_url_name_differing_only_by_case_is_refused(alice_api, bob_api):
@@ -65,7 +65,7 @@ def test_deleted_skill_name_is_never_reusable(alice_api, bob_api):
     assert alice_api.delete("/api/v1/skills/gone").status_code == 204
     assert alice_api.get("/api/v1/skills/gone").status_code == 404
     again = alice_api.publish("gone", make_zip("gone", version="2.0.0"))
-    assert again.status_code == 409 and again.json()["code"] == "name.deleted"
+    assert again.status_code == 409 and again.json()["code"] == "name.unavailable"
     assert bob_api.publish("gone", make_zip("gone")).status_code == 409
     assert bob_api.publish("g0ne", make_zip("g0ne")).status_code == 409
 
@@ -84,3 +84,17 @@ def test_owner_names_share_the_rule(alice_api, make_user):
     response = alice_api.post("/api/v1/orgs", {"name": "ACME"})
     assert response.status_code == 409 and response.json()["code"] == "owner.name_taken"
     assert alice_api.post("/api/v1/orgs", {"name": "a1ice"}).status_code == 409
+
+
+def test_taken_private_deleted_and_confusable_names_get_one_indistinguishable_answer(alice_api, bob_api):
+    assert alice_api.publish("public-one", make_zip("public-one")).status_code == 201
+    assert alice_api.publish("secret-one", make_zip("secret-one"), visibility="private").status_code == 201
+    assert alice_api.publish("gone-one", make_zip("gone-one")).status_code == 201
+    assert alice_api.delete("/api/v1/skills/gone-one").status_code == 204
+    answers = {
+        name: bob_api.publish(name, make_zip(name))
+        for name in ("public-one", "secret-one", "gone-one", "secret-0ne")
+    }
+    shapes = {(r.status_code, r.json()["code"], r.json()["detail"].replace(repr(n), "NAME")) for n, r in answers.items()}
+    assert len(shapes) == 1 and next(iter(shapes))[:2] == (409, "name.unavailable")
+    assert all("secret-one" not in r.content.decode() for n, r in answers.items() if n != "secret-one")

@@ -134,12 +134,12 @@ def test_publish_without_token_is_401(anon_api):
     assert Skill.objects.count() == 0 and stored_archives() == []
 
 
-def test_publish_to_a_public_skill_of_another_owner_is_403(alice_api, bob_api):
+def test_publish_to_a_public_skill_of_another_owner_is_409_name_unavailable(alice_api, bob_api):
     assert alice_api.publish("pdf-tools", make_zip("pdf-tools")).status_code == 201
     before = stored_archives()
     response = bob_api.publish("pdf-tools", make_zip("pdf-tools", version="1.1.0"))
-    assert response.status_code == 403
-    assert response.json()["code"] == "permission.role"
+    assert response.status_code == 409
+    assert response.json()["code"] == "name.unavailable"
     assert version_count("pdf-tools") == 1 and stored_archives() == before
 
 
@@ -150,10 +150,10 @@ def test_publish_to_an_owner_without_rights_is_403(alice_api, bob_api):
     assert Skill.objects.count() == 0 and stored_archives() == []
 
 
-def test_publish_to_a_private_skill_of_another_owner_is_404(alice_api, bob_api):
+def test_publish_to_a_private_skill_of_another_owner_is_the_same_409_as_a_public_one(alice_api, bob_api):
     assert alice_api.publish("secret", make_zip("secret"), visibility="private").status_code == 201
     response = bob_api.publish("secret", make_zip("secret", version="2.0.0"))
-    assert response.status_code == 404
+    assert response.status_code == 409 and response.json()["code"] == "name.unavailable"
     assert version_count("secret") == 1
 
 

@@ -93,9 +93,12 @@ def test_private_skill_writes_by_non_members_are_404_too(world):
         outsider.post(f"/api/v1/skills/{NAME}/versions/1.0.0/deprecate", {"message": "x"}),
         outsider.put(f"/api/v1/skills/{NAME}/dist-tags/beta", {"version": "1.0.0"}),
         outsider.delete(f"/api/v1/skills/{NAME}"),
-        outsider.publish(NAME, make_zip(NAME, version="9.0.0")),
     ):
         assert response.status_code == 404
+    # Publishing answers "name unavailable" for every name it cannot take, public or private
+    # alike, so it says nothing about a private skill either.
+    published = outsider.publish(NAME, make_zip(NAME, version="9.0.0"))
+    assert published.status_code == 409 and published.json()["code"] == "name.unavailable"
 
 
 def test_well_known_entries_carry_sha256_digest_and_url(world):

@@ -1,0 +1,45 @@
+"""Failed authentications, counted in the shared cache: bad tokens per client address, failed
+sign-ins (admin and catalog) per address and per username. Past the limit a window, the next
+attempt is refused before the credentials are even checked, so guessing costs real time.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+
+_PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+
+
+def _rate() -> tuple[int, int]:
+    """(failures allowed, window seconds) from ``SKILLYARD_THROTTLE_AUTH_FAILURES`` ("10/min")."""
+    count, _, period = settings.SKILLYARD_THROTTLE_AUTH_FAILURES.partition("/")
+    return int(count), _PERIODS[period.strip().lower()]
+
+
+def _key(who: str) -> tuple[str, int]:
+    _, seconds = _rate()
+    window = int(time.time() // seconds)
+    return f"authfail:{who}:{window}", seconds - int(time.time() % seconds)
+
+
+def blocked(*who: str) -> int | None:
+    """Seconds to wait when any of ``who`` (``ip:…``, ``user:…``) used up its failures, else None."""
+    allowed, _ = _rate()
+    for item in who:
+        key, remaining = _key(item)
+        if (cache.get(key) or 0) >= allowed:
+            return max(1, remaining)
+    return None
+
+
+def record_failure(*who: str) -> None:
+    for item in who:
+        key, remaining = _key(item)
+        cache.add(key, 0, remaining + 1)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, remaining + 1)

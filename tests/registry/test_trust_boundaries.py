@@ -1,0 +1,85 @@
+"""Trust boundaries the outside audit crossed: forged X-Forwarded-For (throttles, download
+counts), guessing tokens and passwords, and tokens limited to one owner reading beyond it."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from registry import services
+from registry.access import Actor
+from registry.models import SkillVersion
+
+from .conftest import Api, make_zip
+
+
+@pytest.fixture
+def anon_limit(settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon": "5/min"}}
+
+
+def get(path: str, **headers):
+    return Api().client.get(path, **headers)
+
+
+def test_forged_forwarded_for_does_not_buy_new_throttle_identities(anon_limit, db):
+    statuses = [get("/api/v1/skills", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code for i in range(10)]
+    assert statuses[:5] == [200] * 5 and set(statuses[5:]) == {429}
+
+
+def test_forwarded_for_from_a_trusted_proxy_names_the_client(anon_limit, settings, db):
+    settings.SKILLYARD_TRUSTED_PROXIES = ["127.0.0.0/8"]  # the test client's REMOTE_ADDR
+    statuses = [get("/api/v1/skills", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code for i in range(10)]
+    assert set(statuses) == {200}  # ten clients behind the proxy, one request each
+    # A client writing its own X-Forwarded-For is still one client: the proxy appends the real one.
+    forged = [get("/api/v1/skills", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}, 203.0.113.77").status_code for i in range(7)]
+    assert forged[:5] == [200] * 5 and set(forged[5:]) == {429}
+
+
+def test_a_download_counts_once_per_client_however_often_and_whatever_it_claims(alice_api, db):
+    assert alice_api.publish("pdf-tools", make_zip("pdf-tools")).status_code == 201
+    for i in range(5):
+        assert get("/api/v1/skills/pdf-tools/download", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code == 200
+    assert alice_api.get("/api/v1/skills/pdf-tools/download").status_code == 200
+    assert alice_api.get("/api/v1/skills/pdf-tools/download").status_code == 200
+    assert SkillVersion.objects.get(skill__name="pdf-tools").downloads == 2  # one address, one user
+
+
+def test_bad_tokens_are_throttled_per_address(settings, db):
+    settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
+    statuses = [Api("sky_wrong_" + str(i)).get("/api/v1/me").status_code for i in range(5)]
+    assert statuses[:3] == [401] * 3 and set(statuses[3:]) == {429}
+
+
+@pytest.mark.parametrize("path", ["/admin/login/"])
+def test_password_guessing_is_stopped_even_for_the_right_password(path, settings, db):
+    settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
+    user = services.user_create(username="carol")
+    user.set_password("correct horse battery")
+    user.is_staff = True
+    user.save()
+    browser = Client()
+    for _ in range(3):
+        browser.post(path, {"username": "carol", "password": "wrong"})
+    response = browser.post(path, {"username": "carol", "password": "correct horse battery"})
+    assert response.status_code == 200 and "_auth_user_id" not in browser.session  # still refused
+    other = Client(REMOTE_ADDR="192.0.2.9")  # another address, same username: refused too
+    other.post(path, {"username": "carol", "password": "correct horse battery"})
+    assert "_auth_user_id" not in other.session
+
+
+def test_a_token_limited_to_one_owner_reads_nothing_beyond_it(alice, bob, token_for, db):
+    services.org_create(actor=Actor(alice), name="acme")
+    other = services.org_create(actor=Actor(alice), name="other-org")
+    services.org_member_set(actor=Actor(alice), org=other, username="bob", role="reader")
+    limited = Api(token_for(alice, "admin", owner="acme"))
+    wide_secret = token_for(alice, "admin")
+    assert limited.get("/api/v1/orgs/acme/members").status_code == 200
+    assert limited.get("/api/v1/orgs/other-org/members").status_code == 403
+    assert "members" not in limited.get("/api/v1/orgs/other-org").json()
+    listed = limited.get("/api/v1/tokens").json()
+    assert listed and {t.get("owner") for t in listed} == {"acme"}
+    wide = next(t for t in Api(wide_secret).get("/api/v1/tokens").json() if t.get("owner") is None)
+    assert limited.delete(f"/api/v1/tokens/{wide['id']}").status_code == 404
+    assert Api(wide_secret).get("/api/v1/me").status_code == 200  # not revoked
