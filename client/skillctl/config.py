@@ -282,6 +282,9 @@ def add_registry(name: str, url: str, *, default: bool = False) -> Registry:
             f"registry URL must start with http:// or https:// (got {url!r})",
             hint="Give the registry's base URL, e.g. https://skills.example.com",
         )
+    from skillctl.transport import require_safe_url
+
+    require_safe_url(normalise_url(url), what="the registry URL")  # tokens go there: never plain http
     data = edit_toml(config_path())
     data.setdefault("registries", {})[name] = {"url": normalise_url(url)}
     if default:

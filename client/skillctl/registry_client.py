@@ -27,6 +27,7 @@ from skillctl import __version__
 from skillctl.config import Registry, normalise_url
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError
 from skillctl.format.limits import DEFAULT_LIMITS
+from skillctl.transport import check_request, read_capped, url_problem
 
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
@@ -115,15 +116,23 @@ class RegistryClient:
         self.base_url = normalise_url(registry.url) + API_PREFIX
         headers = {"User-Agent": f"skillctl/{__version__}", "Accept": "application/json"}
         if registry.token:
+            if problem := url_problem(self.base_url):
+                raise SkillctlError(
+                    f"not sending the token for {registry.name} to {registry.url}: {problem}",
+                    hint="Change the registry to https:// (`skillctl config add-registry NAME https://...`).",
+                    code="transport.insecure_token",
+                )
             headers["Authorization"] = f"Bearer {registry.token}"
-        # Redirects are followed (downloads may come from presigned S3 URLs); httpx drops the
-        # Authorization header when a redirect leaves the registry's origin.
+        # Redirects are followed (downloads may come from presigned S3 URLs): each hop must be
+        # https (or loopback) like the first, and httpx drops Authorization when one leaves
+        # the registry's origin.
         self._http = httpx.Client(
             base_url=self.base_url,
             headers=headers,
             timeout=timeout,
             follow_redirects=True,
             transport=transport or self.default_transport,
+            event_hooks={"request": [check_request]},
         )
 
     def close(self) -> None:
@@ -229,10 +238,12 @@ class RegistryClient:
         return self._json(self._send("GET", path, what=what, params=params))
 
     def _send(self, method: str, path: str, *, what: str, **kwargs: Any) -> httpx.Response:
-        with self._transport_errors(what):
-            response = self._http.request(method, path, **kwargs)
-        self._raise_for_status(response, what)
-        return response
+        """The response with its body read, at most ``MAX_JSON_BYTES`` of it."""
+        with self._transport_errors(what), self._http.stream(method, path, **kwargs) as response:
+            self._raise_for_status(response, what)
+            body = read_capped(response)
+        return httpx.Response(response.status_code, headers=response.headers, content=body,
+                              request=response.request)
 
     @contextmanager
     def _transport_errors(self, what: str) -> Iterator[None]:
@@ -256,8 +267,11 @@ class RegistryClient:
         status = response.status_code
         if status < 400:
             return
-        response.read()  # a streamed error body is not read yet
-        detail, errors = _problem(response)
+        try:
+            body = read_capped(response, 64 * 1024)  # an error page: the start says enough
+        except NetworkError:
+            body = b""
+        detail, errors = _problem(httpx.Response(status, headers=response.headers, content=body))
         message = f"{self.registry.name}: {what}: {detail} (HTTP {status})"
         if errors:
             message += "\n" + format_errors(errors)

@@ -35,12 +35,13 @@ from urllib.parse import urlparse
 
 from skillctl import cache, console
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError, UsageError
+from skillctl.format.limits import DEFAULT_LIMITS
 from skillctl.project import Locked
+from skillctl.transport import check_request, require_safe_url
 
 NAME_RE = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 _REGISTRY_ARG = re.compile(rf"^(?:(?P<registry>[a-z0-9][a-z0-9_.-]*):)?(?P<name>{NAME_RE})(?:@(?P<spec>.+))?$")
 _ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 WARM_WORKERS = 8  # concurrent registry downloads: enough to hide latency, polite to a registry
 FORMS_HINT = (
     "Use NAME, NAME@1.2.3, NAME@^1.2, REGISTRY:NAME@SPEC, ./folder, file.zip, file.tar.gz, "
@@ -143,14 +144,7 @@ def parse_source(arg: str, *, cwd: Path | None = None) -> Source:
 
 
 def check_url(url: str) -> None:
-    parsed = urlparse(url)
-    if parsed.scheme == "https" or (parsed.scheme == "http" and parsed.hostname in _LOOPBACK):
-        return
-    raise UsageError(
-        f"refusing to download over {parsed.scheme or 'an unknown scheme'}: {url}",
-        hint="Use an https:// URL (plain http is allowed only for 127.0.0.1 and localhost).",
-        code="insecure_url",
-    )
+    require_safe_url(url, what="the archive URL")
 
 
 # --- fetching: every source ends as an archive in the cache --------------------------------
@@ -165,7 +159,8 @@ def fetch_url(url: str, *, expected_sha256: str = "", progress: bool = True) -> 
 
     tmp = cache.temp_path()
     try:
-        with httpx.stream("GET", url, follow_redirects=True, timeout=30) as response:
+        with httpx.Client(follow_redirects=True, timeout=30, event_hooks={"request": [check_request]}) as http, \
+                http.stream("GET", url) as response:
             if response.status_code != 200:
                 raise NetworkError(
                     f"GET {url} answered {response.status_code}",
@@ -191,20 +186,41 @@ def fetch_url(url: str, *, expected_sha256: str = "", progress: bool = True) -> 
 
 
 def _stream_to(response, dest: Path, *, label: str, progress: bool) -> None:
+    """Write the body to ``dest``, stopping at the archive limit (the caller deletes ``dest``)."""
+    limit = DEFAULT_LIMITS.max_archive_bytes
     total = int(response.headers.get("content-length") or 0) or None
+    if total and total > limit:
+        raise _url_too_large(label, total, limit)
+    written = 0
     with dest.open("wb") as fh:
-        if not progress:
-            for chunk in response.iter_bytes():
-                fh.write(chunk)
-            return
-        from rich.progress import DownloadColumn, Progress, TransferSpeedColumn
+        advance = lambda n: None  # noqa: E731
+        bar = None
+        if progress:
+            from rich.progress import DownloadColumn, Progress, TransferSpeedColumn
 
-        with Progress(*Progress.get_default_columns(), DownloadColumn(), TransferSpeedColumn(),
-                      console=console.rich_console(stderr=True), transient=True) as bar:
+            bar = Progress(*Progress.get_default_columns(), DownloadColumn(), TransferSpeedColumn(),
+                           console=console.rich_console(stderr=True), transient=True)
             task = bar.add_task(label, total=total)
+            bar.start()
+            advance = lambda n: bar.advance(task, n)  # noqa: E731
+        try:
             for chunk in response.iter_bytes():
+                written += len(chunk)
+                if written > limit:
+                    raise _url_too_large(label, written, limit)
                 fh.write(chunk)
-                bar.advance(task, len(chunk))
+                advance(len(chunk))
+        finally:
+            if bar is not None:
+                bar.stop()
+
+
+def _url_too_large(label: str, size: int, limit: int) -> SkillctlError:
+    return SkillctlError(
+        f"{label} is larger than the {limit // (1024 * 1024)} MiB archive limit ({size} bytes or more)",
+        hint="A skill archive is at most that size; nothing was kept.",
+        code="download.too_large",
+    )
 
 
 def fetch_archive_file(path: Path, *, expected_sha256: str = "") -> tuple[Path, str]:
@@ -249,12 +265,18 @@ def fetch_git(url: str, ref: str, subdir: str, *, commit: str = "") -> tuple[Pat
     if not shutil.which("git"):
         raise SkillctlError("git is not installed", hint="Install git to use git sources.",
                             code="git_missing")
+    for value, what in ((url, "repository URL"), (ref, "ref"), (commit, "commit")):
+        if value.startswith("-"):  # git would read it as an option (--upload-pack=... runs code)
+            raise UsageError(f"the git {what} {value!r} starts with '-'", hint="Give a URL and a ref, not options.",
+                             code="source_invalid")
     with tempfile.TemporaryDirectory(prefix="skillctl-git-") as tmp:
         checkout = Path(tmp) / "repo"
-        _git("clone", "--quiet", "--no-checkout", url, str(checkout))
+        _git("clone", "--quiet", "--no-checkout", "--", url, str(checkout))
         target = commit or ref or "HEAD"
-        _git("-C", str(checkout), "checkout", "--quiet", "--detach", target, what=f"{url}#{target}")
-        resolved = _git("-C", str(checkout), "rev-parse", "HEAD").strip()
+        # The ref resolved to a commit id first (rev-parse reads no option after --end-of-options),
+        # so checkout only ever sees hex.
+        resolved = _resolve_commit(checkout, target, what=f"{url}#{target}")
+        _git("-C", str(checkout), "checkout", "--quiet", "--detach", resolved, what=f"{url}#{target}")
         folder = (checkout / subdir).resolve() if subdir else checkout
         if checkout.resolve() not in (folder, *folder.parents) or not folder.is_dir():
             raise SkillctlError(f"{subdir!r} is not a folder in {url}#{target}",
@@ -266,8 +288,20 @@ def fetch_git(url: str, ref: str, subdir: str, *, commit: str = "") -> tuple[Pat
     return archive, sha, resolved
 
 
+def _resolve_commit(checkout: Path, target: str, *, what: str) -> str:
+    """The commit id of a ref, tag, commit or (not yet local) branch of the clone."""
+    for candidate in (target, f"origin/{target}"):
+        try:
+            return _git("-C", str(checkout), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                        f"{candidate}^{{commit}}", what=what).strip()
+        except NetworkError:
+            continue
+    raise NetworkError(f"{what}: no such branch, tag or commit", hint="Check the ref after '#'.", code="git_failed")
+
+
 def _git(*args: str, what: str = "") -> str:
-    proc = subprocess.run(["git", *args], capture_output=True, text=True,
+    # ext:: transports run commands: never, whatever the user's git config says.
+    proc = subprocess.run(["git", "-c", "protocol.ext.allow=never", *args], capture_output=True, text=True,
                           env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
     if proc.returncode != 0:
         raise NetworkError(

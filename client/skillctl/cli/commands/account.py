@@ -65,8 +65,10 @@ def login(app: App, registry_name: str | None, token: str | None, as_json: bool)
     """
     from skillctl.config import save_token
     from skillctl.registry_client import RegistryClient, RegistryError
+    from skillctl.transport import require_safe_url
 
     reg = _configured(app.config, registry_name)
+    require_safe_url(reg.url, what=f"{reg.name}'s URL")  # before asking for a token to send there
     token = (token or _read_token(reg)).strip()
     if not token:
         raise UsageError("no token given", hint="Pass --token, pipe it on stdin, or type it at the prompt.")

@@ -1,0 +1,84 @@
+"""Where the client may send requests (and tokens): https anywhere, plain http only to this
+machine. The same rule for a registry's URL, an archive URL, and every redirect hop of either
+(an httpx request hook checks each request before any connection is made).
+
+Also the cap on JSON a registry may answer with: a 300 MB body once took 650 MB of memory.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import httpx
+
+from skillctl.errors import NetworkError, SkillctlError, UsageError
+
+# The largest JSON a registry sends (a search page, a version listing 1,000 files) is well under
+# 1 MiB; 16 MiB leaves room and still bounds what a hostile server can make us hold.
+MAX_JSON_BYTES = 16 * 1024 * 1024
+SAFE_HINT = "Use an https:// URL (plain http is allowed only for 127.0.0.1, ::1 and localhost)."
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` may not be fetched (or carry a token), or None when it may."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and is_loopback(parts.hostname):
+        return None
+    return f"{parts.scheme or 'no scheme'}:// to {parts.hostname or 'no host'} is not https"
+
+
+def check_request(request: httpx.Request) -> None:
+    """httpx ``request`` hook: every request, redirects included, obeys :func:`url_problem`."""
+    if problem := url_problem(str(request.url)):
+        raise SkillctlError(
+            f"refusing to connect to {request.url.copy_with(query=None)}: {problem}",
+            hint=SAFE_HINT + " A redirect to such a URL is refused too.",
+            code="transport.insecure_url",
+        )
+
+
+def require_safe_url(url: str, *, what: str) -> None:
+    """For URLs a user gives (a registry, an archive): a usage error naming the rule."""
+    if problem := url_problem(url):
+        raise UsageError(f"{what} {url} is refused: {problem}", hint=SAFE_HINT, code="transport.insecure_url")
+
+
+def read_capped(response: httpx.Response, limit: int = MAX_JSON_BYTES) -> bytes:
+    """The body of a streamed response, refusing (before holding it) more than ``limit`` bytes."""
+    declared = response.headers.get("Content-Length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise _too_large(response, int(declared), limit)
+    chunks, size = [], 0
+    for chunk in _chunks(response):
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(response, size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _chunks(response: httpx.Response) -> Iterator[bytes]:
+    yield from response.iter_bytes(64 * 1024)
+
+
+def _too_large(response: httpx.Response, size: int, limit: int) -> NetworkError:
+    return NetworkError(
+        f"{response.url.host} answered with {size} bytes or more where at most {limit // (1024 * 1024)} MiB of JSON was expected",
+        hint="That is not a registry answer we accept; check the registry URL (`skillctl config`).",
+        code="registry.response_too_large",
+    )
