@@ -13,6 +13,7 @@ PACKAGES=(
   iptables          # dockerd needs it for its bridge
   chromium          # headless browser tests of the catalog
   git               # install from git repositories
+  iproute2          # network namespaces in the sandbox network tests; `ip addr` for host addresses
 )
 
 missing=()

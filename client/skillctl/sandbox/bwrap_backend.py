@@ -1,6 +1,7 @@
 """The bubblewrap backend: namespaces + rlimits, for machines without a Docker daemon.
 
-Isolation: every namespace unshared (network kept only when the policy allows it), a user
+Isolation: every namespace unshared, the network always (a run allowed the network reaches it
+through the egress proxy's socket: sandbox/egress.py), a user
 namespace with further user namespaces disabled, a pid namespace whose init takes every process
 of the run with it, ``--die-with-parent`` and ``--new-session``. The host's /usr (and the
 /bin, /lib... links to it) is bound read-only, the skill read-only at /skill, the run's folder
@@ -49,7 +50,8 @@ BWRAP_PROCESSES = 3
 PR_SET_NO_NEW_PRIVS = 38
 # Host paths that make up a minimal root: bound read-only, or recreated as the same symlink.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-NETWORK_ETC = ("/etc/resolv.conf", "/etc/hosts", "/etc/ssl", "/etc/ca-certificates")
+# TLS trust for a run with network (names are resolved by the egress proxy: no resolv.conf).
+NETWORK_ETC = ("ssl", "ca-certificates")
 # A Python MemoryError or a failed allocation means the run hit its memory limit.
 OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc")
 
@@ -136,8 +138,6 @@ def bwrap_args(job: Job, etc: Path, info_fd: int) -> list[str]:
         "--info-fd",
         str(info_fd),
     ]
-    if job.policy.network:
-        args.append("--share-net")
     args += ["--die-with-parent", "--new-session", "--hostname", "skillyard"]
     args += ["--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID)]
     args += _system_mounts()
@@ -145,8 +145,11 @@ def bwrap_args(job: Job, etc: Path, info_fd: int) -> list[str]:
     args += ["--size", str(job.policy.tmp_size_mb * MIB), "--tmpfs", "/tmp"]
     args += ["--ro-bind", str(etc), "/etc"]
     if job.policy.network:
-        for path in NETWORK_ETC:
-            args += ["--ro-bind-try", path, path]
+        # Mount points exist in the synthetic /etc (_write_etc): bwrap cannot create them once
+        # /etc is read-only, which is how binding /etc/resolv.conf once failed.
+        for name in NETWORK_ETC:
+            if os.path.isdir(f"/etc/{name}"):
+                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     args += ["--ro-bind", str(job.skill_dir), SKILL_MOUNT]
     args += ["--bind", str(job.work_dir), WORK_MOUNT]
     args += ["--remount-ro", "/", "--chdir", WORK_MOUNT, "--clearenv"]
@@ -169,6 +172,8 @@ def _system_mounts() -> tuple[str, ...]:
 def _write_etc(etc: Path) -> Path:
     """A synthetic /etc: the sandbox user and nothing of the host's (no shadow, no hostnames)."""
     etc.mkdir(exist_ok=True)
+    for name in NETWORK_ETC:
+        (etc / name).mkdir(exist_ok=True)
     (etc / "passwd").write_text(
         f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
         f"sandbox:x:{INSIDE_UID}:{INSIDE_UID}:sandbox:/tmp:/usr/sbin/nologin\n"

@@ -1,6 +1,7 @@
 """The Docker backend (docker SDK): one short-lived container per run.
 
-``--network none`` unless the policy allows the network, memory = memory+swap, one CPU, a pids
+``--network none`` always (a run allowed the network reaches it through the egress proxy's
+socket: sandbox/egress.py), memory = memory+swap, one CPU, a pids
 limit, read-only root, a size-limited tmpfs /tmp, every capability dropped, no-new-privileges,
 a non-root user, the skill read-only at /skill and the run's folder at /work. stdout/stderr are
 read from an attach stream (capped, no log driver storing a flood). The container is removed in
@@ -120,7 +121,7 @@ class DockerBackend:
                 str(job.skill_dir): {"bind": SKILL_MOUNT, "mode": "ro"},
                 str(job.work_dir): {"bind": WORK_MOUNT, "mode": "rw"},
             },
-            network_mode="bridge" if policy.network else "none",
+            network_mode="none",  # always: network is the egress proxy's socket (sandbox/egress.py)
             mem_limit=policy.memory_bytes,
             memswap_limit=policy.memory_bytes,
             nano_cpus=int(policy.cpus * 1e9),
@@ -152,7 +153,7 @@ class DockerBackend:
                 HOST_LABEL: socket.gethostname(),
                 DEADLINE_LABEL: str(int(time.time()) + deadline),
             },
-            "network_disabled": not policy.network,
+            "network_disabled": True,
             "stdin_open": False,
             "hostname": "skillyard",
             "host_config": host_config,

@@ -79,8 +79,13 @@ def policy_for(
     *,
     timeout_seconds: float | None = None,
     memory_mb: int | None = None,
+    network_consent: bool = False,
 ) -> Policy:
-    """Limits for one run: explicit arguments, else the manifest, else defaults; all capped."""
+    """Limits for one run: explicit arguments, else the manifest, else defaults; all capped.
+
+    Network needs all three: the manifest asks (``requires_network``), the user consents
+    (``skillctl run --allow-network`` or ``skills.<name>.network = true``), the host allows it.
+    A skill never grants itself the network."""
     asked_timeout = timeout_seconds or getattr(runtime, "timeout_seconds", None)
     asked_memory = memory_mb or getattr(runtime, "max_memory_mb", None)
     return Policy(
@@ -95,5 +100,5 @@ def policy_for(
         stream_bytes=caps.max_stream_bytes,
         output_files=caps.max_output_files,
         output_bytes=caps.max_output_bytes,
-        network=bool(getattr(runtime, "requires_network", False)) and caps.allow_network,
+        network=bool(getattr(runtime, "requires_network", False)) and network_consent and caps.allow_network,
     )

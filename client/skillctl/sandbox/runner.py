@@ -6,22 +6,41 @@ collects /work/output and removes everything it created, whatever happens.
 
 from __future__ import annotations
 
+import contextlib
+import re
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillctl.sandbox import janitor
-from skillctl.sandbox.backend import SKILL_MOUNT, Backend, Job, RawRun
+from skillctl.sandbox import egress, janitor
+from skillctl.sandbox.backend import SKILL_MOUNT, WORK_MOUNT, Backend, Job, RawRun
 from skillctl.sandbox.errors import SandboxRequestError, SandboxUnavailable
 from skillctl.sandbox.policy import HostCaps, policy_for
 from skillctl.sandbox.result import RunResult, Status
 from skillctl.sandbox.workspace import Workspace, owner_token
 
 BACKENDS = ("auto", "docker", "bwrap")
-# runtime -> the interpreter that runs the entrypoint
-INTERPRETERS = {"python": ["python3"], "python3": ["python3"], "bash": ["bash"], "sh": ["sh"]}
+# runtime -> the interpreter that runs the entrypoint; a version suffix (python3.11, node20)
+# names what the skill was written for and runs on the sandbox's interpreter of that family.
+INTERPRETERS = {"python": ["python3"], "python3": ["python3"], "node": ["node"], "nodejs": ["node"],
+                "bash": ["bash"], "sh": ["sh"]}
+_RUNTIME = re.compile(
+    r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$"
+)
+
+
+def interpreter_for(runtime: str) -> list[str]:
+    """argv prefix for a manifest's ``runtime`` (python3.11, python3.12, node, node20, bash)."""
+    match = _RUNTIME.match((runtime or "python3").strip().lower())
+    if match is None:
+        raise SandboxRequestError(
+            f"unknown runtime {runtime!r}",
+            hint="Use python3 (or python3.X), node (or nodeNN), bash or sh in `runtime.runtime`.",
+        )
+    return INTERPRETERS[next(group for group in match.groups() if group)]
 
 
 @dataclass
@@ -40,6 +59,10 @@ class RunRequest:
     output_dir: Path | None = None  # where /work/output files are copied (else only listed)
     image: str | None = None  # docker image (else SKILLYARD_SANDBOX_IMAGE or the default)
     env: dict[str, str] = field(default_factory=dict)  # extra, non-secret environment
+    # The user's consent to the network the manifest asks for (--allow-network, or config).
+    allow_network: bool = False
+    # CIDRs the network may reach although private (config sandbox.network_allow).
+    network_allow: list[str] = field(default_factory=list)
 
 
 def entrypoint_command(runtime: Any) -> list[str]:
@@ -55,9 +78,7 @@ def entrypoint_command(runtime: Any) -> list[str]:
             f"entrypoint {entrypoint!r} is not a path inside the skill",
             hint="Use a relative path such as scripts/main.py.",
         )
-    interpreter = INTERPRETERS.get(getattr(runtime, "runtime", "") or "python3")
-    target = f"{SKILL_MOUNT}/{entrypoint}"
-    return [*interpreter, target] if interpreter else [target]
+    return [*interpreter_for(getattr(runtime, "runtime", "") or "python3"), f"{SKILL_MOUNT}/{entrypoint}"]
 
 
 def test_command(runtime: Any, skill_dir: Path) -> list[str] | None:
@@ -103,6 +124,7 @@ def run_skill(request: RunRequest) -> RunResult:
         request.caps,
         timeout_seconds=request.timeout_seconds,
         memory_mb=request.memory_mb,
+        network_consent=request.allow_network,
     )
     backend = select_backend(request.backend, image=request.image)
     janitor.sweep_once(backend.name)
@@ -125,7 +147,14 @@ def run_skill(request: RunRequest) -> RunResult:
             host_uid=host_uid,
             extra_env=dict(request.env),
         )
-        raw = backend.run(job)
+        with _network(job, workspace, request) as refused:
+            raw = backend.run(job)
+        if refused:
+            raw.stderr.feed(("skillctl: the sandbox's network refused " + "; ".join(refused) + "\n").encode())
+        missing = ("not found", "No such file or directory")
+        if raw.exit_code == 127 and command and any(m in raw.stderr.text() for m in missing):
+            raw.stderr.feed((f"skillctl: the sandbox has no `{command[0]}`; run it with an image that has"
+                             " (--image, or SKILLYARD_SANDBOX_IMAGE)\n").encode())
         outputs, over = workspace.collect_outputs(
             max_files=policy.output_files, max_bytes=policy.output_bytes, dest=request.output_dir
         )
@@ -140,6 +169,24 @@ def run_skill(request: RunRequest) -> RunResult:
         backend=backend.name,
         outputs=outputs,
     )
+
+
+@contextlib.contextmanager
+def _network(job: Job, workspace: Workspace, request: RunRequest) -> Iterator[list[str]]:
+    """For a run with network: the egress proxy on a socket in /work/.net, and the command
+    wrapped by the forwarder that makes it 127.0.0.1:3128 inside (skillctl.sandbox.egress)."""
+    if not job.policy.network:
+        yield []
+        return
+    net = workspace.work / ".net"
+    net.mkdir(mode=0o755)
+    (net / egress.FORWARDER_NAME).write_text(egress.FORWARDER)
+    inside = f"{WORK_MOUNT}/.net"
+    job.command = ["python3", f"{inside}/{egress.FORWARDER_NAME}", str(egress.PROXY_PORT),
+                   f"{inside}/{egress.SOCKET_NAME}", "--", *job.command]
+    job.extra_env.update(egress.proxy_env())
+    with egress.EgressProxy(net / egress.SOCKET_NAME, allow=request.network_allow) as proxy:
+        yield proxy.refused
 
 
 def _status(raw: RawRun, *, outputs_over_limit: bool) -> Status:

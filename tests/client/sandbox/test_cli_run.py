@@ -83,3 +83,28 @@ def test_unknown_skill_and_bad_input_are_refused(tmp_path):
     assert skillctl("run", "no-such-skill", cwd=tmp_path).returncode == 1
     proc = skillctl("run", ".", "--input", "{not json", cwd=tmp_path)
     assert proc.returncode == 2 and "not JSON" in proc.stderr
+
+
+NETWORKED_MD = """---
+name: fetcher
+description: Wants the network.
+runtime:
+  entrypoint: scripts/main.py
+  requires_network: true
+---
+"""
+
+
+@pytest.mark.parametrize("flag", [[], ["--allow-network"]])
+def test_run_gives_the_network_only_with_consent(tmp_path, backend, flag):
+    folder = tmp_path / "fetcher"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(NETWORKED_MD)
+    (folder / "scripts" / "main.py").write_text("import os\nprint(os.environ.get('HTTPS_PROXY', 'none'))\n")
+    result = skillctl("run", str(folder), "--backend", backend, "--json", *flag)
+    assert result.returncode == 0, result.stderr
+    proxy = json.loads(result.stdout)["stdout"].strip()
+    if flag:
+        assert proxy == "http://127.0.0.1:3128"
+    else:
+        assert proxy == "none" and "--allow-network" in result.stderr

@@ -22,7 +22,10 @@ STATUS_EXIT_CODES = {
 }
 
 EPILOG = (
-    "The skill runs with no network (unless its runtime asks and the host allows), limited "
+    "The skill runs with no network unless its runtime asks for it AND you allow it "
+    "(--allow-network, or `skillctl config set skills.NAME.network true`); even then it reaches "
+    "out only through a proxy that refuses this machine and private networks "
+    "(config sandbox.network_allow lists CIDRs to let through). Limited "
     "memory, processes, file size and time, read-only at /skill, with a fresh /work; files it "
     "writes to /work/output are listed (and copied with --output-dir). Backends: auto picks "
     "Docker when a daemon answers, else bubblewrap, and refuses when neither works; a skill is "
@@ -54,23 +57,33 @@ class InvalidSkill(SkillctlError):
     "--output-dir", type=click.Path(file_okay=False, path_type=Path), help="Copy /work/output here."
 )
 @click.option("--image", help="Docker image for the docker backend.")
+@click.option("--allow-network", is_flag=True,
+              help="Give the skill the network its runtime asks for (through the egress proxy).")
 @json_option
 @pass_app
-def run(app: App, skill: str, input_, backend, timeout, output_dir, image, as_json: bool) -> int:
+def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow_network, as_json: bool) -> int:
     """Run SKILL (an installed skill's NAME, or a PATH to a skill folder) in a sandbox."""
     from skillctl.sandbox import HostCaps, RunRequest, run_skill
 
     input_value = _parse_input(input_)  # usage errors first
     folder = resolve_skill(skill)
+    runtime = _runtime(folder)
+    config = _config_or_none(app)
+    consent = allow_network or _network_setting(config, folder.name)
+    if runtime is not None and runtime.requires_network and not consent:
+        console.warn(f"{folder.name} asks for the network; it runs without it "
+                     f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)")
     request = RunRequest(
         skill_dir=folder,
-        runtime=_runtime(folder),
+        runtime=runtime,
         input=input_value,
         backend=backend,
         timeout_seconds=timeout,
-        caps=HostCaps.from_config(_config_or_none(app)),
+        caps=HostCaps.from_config(config),
         output_dir=output_dir,
         image=image,
+        allow_network=consent,
+        network_allow=[str(c) for c in ((config.get("sandbox.network_allow") if config else None) or [])],
     )
     result = run_skill(request)
     if as_json:
@@ -131,6 +144,13 @@ def _parse_input(raw: str | None):
         raise UsageError(
             f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.'
         ) from None
+
+
+def _network_setting(config, name: str) -> bool:
+    """The per-skill consent: ``[skills.NAME] network = true`` in config.toml."""
+    if config is None:
+        return False
+    return bool(config.skill_settings(name).get("network", False))
 
 
 def _config_or_none(app: App):
