@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "route": ("route", "route", "Pick the skills a message needs."),
     "prompt": ("route", "prompt", "Build the skills block of an agent's prompt."),
     "run": ("run", "run", "Run a skill's code in a sandbox."),
+    "scan": ("scan", "scan", "Scan skills for dangerous instructions and code (the registry's scanner)."),
     "hook": ("hook", "hook", "Route every prompt inside an agent (Claude Code hook)."),
 }
 
