@@ -91,6 +91,9 @@ class Skill(models.Model):
     category = models.CharField(max_length=64, blank=True)
     tags = models.JSONField(default=list, blank=True)
     tags_index = models.CharField(max_length=1024, blank=True)  # ",a,b," — portable tag filter
+    # The default version's check results, for list and detail (services.summary); "" = pending.
+    scan_verdict = models.CharField(max_length=16, blank=True)
+    test_result = models.CharField(max_length=16, blank=True)
     downloads = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -141,6 +144,12 @@ class SkillVersion(models.Model):
     )
     published_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # Copies of the publish checks' outcomes (VersionCheck holds the details): read on every
+    # listing and download, so kept on the row. "" = not known yet.
+    scan_verdict = models.CharField(max_length=16, blank=True)  # pass | review | warn | malicious
+    test_result = models.CharField(max_length=16, blank=True)  # passed | failed | error | none
+    routing_manifest = models.JSONField(null=True, blank=True)  # the manifest check's fields
+    checks_state = models.JSONField(default=dict, blank=True)  # {name: API shape}: the detail's `checks`
 
     objects = SkillVersionQuerySet.as_manager()
 
@@ -151,6 +160,39 @@ class SkillVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.skill.name}@{self.version}"
+
+
+class VersionCheck(models.Model):
+    """One publish check of one version (DESIGN §9): its state and what it found."""
+
+    class Name(models.TextChoices):
+        SCAN = "scan"
+        MANIFEST = "manifest"
+        TESTS = "tests"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        ERROR = "error"
+        SKIPPED = "skipped"
+
+    version = models.ForeignKey(SkillVersion, on_delete=models.CASCADE, related_name="checks")
+    name = models.CharField(max_length=16, choices=Name.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "name"], name="version_check_unique")]
+        indexes = [models.Index(fields=["status", "started_at"], name="check_status")]
+
+    def __str__(self) -> str:
+        return f"{self.version_id}:{self.name}={self.status}"
 
 
 class DistTag(models.Model):

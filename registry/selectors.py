@@ -8,7 +8,16 @@ from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, 
 
 from registry.access import Actor, owner_role
 from registry.errors import BadRequest, not_found
-from registry.models import AuditEvent, DistTag, Membership, Owner, Skill, SkillVersion, Token
+from registry.models import (
+    AuditEvent,
+    DistTag,
+    Membership,
+    Owner,
+    Skill,
+    SkillVersion,
+    Token,
+    VersionCheck,
+)
 from skillctl.errors import UsageError
 from skillctl.versions import resolve, sort_key
 
@@ -110,12 +119,40 @@ def skill_version_get_visible(*, actor: Actor, name: str, version: str) -> Skill
 
 
 def skill_version_routing_manifest(*, version: SkillVersion) -> dict | None:
-    """The routing manifest the worker made for a version (DESIGN §9, a later issue): none yet.
+    """The routing manifest the manifest check made for a version (None until it is done).
 
     The one place that says whether a version has one, so the version detail's
     ``routing_manifest`` and the listings' ``has_routing_manifest`` cannot disagree.
     """
-    return None
+    return version.routing_manifest or None
+
+
+def skill_version_checks(*, version: SkillVersion) -> dict[str, dict]:
+    """``checks`` of the version detail: every check with its state and what it found; a check
+    not created yet (versions published before checks existed) reads as pending."""
+    pending = {"status": VersionCheck.Status.PENDING, "started_at": None, "finished_at": None}
+    return {name: version.checks_state.get(name, pending) for name in VersionCheck.Name.values}
+
+
+def check_out(check: VersionCheck) -> dict:
+    """A check as the API shows it (kept on the version by services.checks on every change)."""
+    out = {"status": check.status, "started_at": _iso(check.started_at), "finished_at": _iso(check.finished_at)}
+    if check.error:
+        out["error"] = check.error
+    if check.status == VersionCheck.Status.DONE:
+        out.update(check.result)
+    return out
+
+
+def _iso(moment) -> str | None:  # noqa: ANN001
+    return moment.isoformat().replace("+00:00", "Z") if moment is not None else None
+
+
+def skill_version_download_allowed(*, actor: Actor, version: SkillVersion) -> bool:
+    """A version the scan found malicious is served only to members of its owner (to inspect it)."""
+    if version.scan_verdict != "malicious":
+        return True
+    return owner_role(user=actor.user, owner=version.skill.owner) is not None
 
 
 def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> SkillVersion:
@@ -140,14 +177,16 @@ def wellknown_index(*, actor: Actor) -> list[tuple[Skill, SkillVersion]]:
     """Each visible skill with its default version, for the .well-known indexes."""
     skills = Skill.objects.visible_to(actor.user, actor.token).select_related("owner").order_by("name")
     by_skill: dict[int, list[SkillVersion]] = {}
-    for sv in SkillVersion.objects.live().filter(skill__in=skills).defer("body", "manifest", "warnings"):
+    for sv in SkillVersion.objects.live().filter(skill__in=skills).exclude(scan_verdict="malicious").defer(
+        "body", "manifest", "warnings"):
         by_skill.setdefault(sv.skill_id, []).append(sv)
     defaults = skill_latest_versions(skill_ids=[skill.id for skill in skills])
     entries = []
     for skill in skills:
         top = defaults.get(skill.id)
-        if top:
-            entries.append((skill, next(v for v in by_skill[skill.id] if v.version == top)))
+        chosen = next((v for v in by_skill.get(skill.id, []) if v.version == top), None)
+        if chosen is not None:  # a blocked default version leaves the skill out of the index
+            entries.append((skill, chosen))
     return entries
 
 

@@ -275,13 +275,20 @@ SPECTACULAR_SETTINGS = {
 
 # --- jobs ----------------------------------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("SKILLYARD_BROKER_URL", "memory://")
-# Without a broker the tasks run in-process: one machine needs no worker.
-CELERY_TASK_ALWAYS_EAGER = env_bool(
-    "SKILLYARD_TASKS_EAGER", default=not os.environ.get("SKILLYARD_BROKER_URL")
-)
-CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_ACKS_LATE = True
+# Without a broker the checks run in a thread pool of the web process (worker/dispatch.py).
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TASK_ACKS_LATE = True  # a task is acknowledged when done: a dead worker's task comes back
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # long checks: a worker takes one at a time
 CELERY_TASK_TIME_LIMIT = 600
+# Redelivery of an unacknowledged task after this long (Redis visibility timeout); above the
+# longest check, so a slow check is never run twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
+CELERY_BEAT_SCHEDULE = {"checks-sweep": {"task": "checks.sweep", "schedule": 300.0}}
+# Queue the publish checks at all (tests not about them turn this off; the checks stay pending).
+SKILLYARD_CHECKS_ENABLED = env_bool("SKILLYARD_CHECKS_ENABLED", default=True)
+# The sandbox backend of the tests check: Docker, as DESIGN §9 says ("auto" allows bubblewrap).
+SKILLYARD_TESTS_BACKEND = os.environ.get("SKILLYARD_TESTS_BACKEND", "docker")
 
 STATIC_URL = "/static/"
 USE_TZ = True

@@ -1,9 +1,64 @@
-"""Thin Celery tasks: ids in, a service call, results saved by the service."""
+"""Thin Celery tasks: ids in, an engine call, results saved by a service (STYLE principle 5).
+
+``checks.run`` is idempotent (``check_start`` refuses a check already done), acknowledged late
+and rejected back to the queue when its worker dies (a kill -9 re-delivers it), retried with
+backoff on transient database and storage errors, and hard time-limited. ``checks.sweep``
+re-queues checks a dead worker left running.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import DatabaseError
 
 from worker.celery import app
+
+logger = logging.getLogger(__name__)
+# The tests check runs up to 5 minutes in its sandbox; the rest is download and bookkeeping.
+CHECK_TIME_LIMIT = 420
 
 
 @app.task(name="worker.ping", time_limit=10)
 def ping() -> str:
     """Health check: proves a worker (or the eager in-process runner) takes tasks."""
     return "pong"
+
+
+@app.task(name="checks.run", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5,
+          autoretry_for=(DatabaseError, ConnectionError), retry_backoff=True, retry_backoff_max=300,
+          time_limit=CHECK_TIME_LIMIT, soft_time_limit=CHECK_TIME_LIMIT - 20)
+def run_check(self, version_id: int, name: str) -> str:
+    return run_check_now(version_id, name)
+
+
+def run_check_now(version_id: int, name: str) -> str:
+    """Start, run, finish one check (also what the embedded pool calls)."""
+    from registry import services
+    from registry.storage import archive_open
+    from worker.engines import engine
+
+    check = services.check_start(version_id=version_id, name=name)
+    if check is None:
+        return "already done"
+    version = check.version
+    try:
+        with archive_open(version.archive_key) as handle:
+            archive = handle.read()
+        result = engine(name)(archive=archive, digest=version.sha256)
+    except (DatabaseError, ConnectionError):
+        raise  # transient: Celery retries with backoff (the check stays running for the sweep)
+    except Exception as exc:  # noqa: BLE001 - any engine failure is the check's error, with its reason
+        logger.warning("check %s of version %s failed: %s", name, version_id, exc)
+        services.check_fail(check=check, error=f"{type(exc).__name__}: {exc}")
+        return "error"
+    services.check_finish(check=check, result=result)
+    return "done"
+
+
+@app.task(name="checks.sweep", time_limit=60)
+def sweep_checks() -> int:
+    from registry import services
+
+    return services.checks_sweep(stale_after=timedelta(seconds=CHECK_TIME_LIMIT + 60))

@@ -72,6 +72,8 @@ class VersionOut(serializers.Serializer):
     published_at = serializers.DateTimeField()
     downloads = serializers.IntegerField()
     download_url = serializers.SerializerMethodField()
+    scan_verdict = serializers.CharField(help_text="pass | review | warn | malicious; empty while pending")
+    test_result = serializers.CharField(help_text="passed | failed | error | none; empty while pending")
     # Lets an installer skip the version-detail request when there is no manifest to fetch.
     has_routing_manifest = serializers.SerializerMethodField()
 
@@ -90,18 +92,13 @@ class VersionDetailOut(VersionOut):
     files = serializers.JSONField()
     warnings = serializers.JSONField()
     routing_manifest = serializers.SerializerMethodField()
-    scan = serializers.SerializerMethodField()
-    test_run = serializers.SerializerMethodField()
+    checks = serializers.SerializerMethodField(help_text="scan, manifest and tests: status, times, results")
 
     def get_routing_manifest(self, sv) -> dict | None:
         return selectors.skill_version_routing_manifest(version=sv)
 
-    # Filled by the worker jobs of DESIGN §9 (a later issue); null until then.
-    def get_scan(self, sv) -> dict | None:
-        return None
-
-    def get_test_run(self, sv) -> dict | None:
-        return None
+    def get_checks(self, sv) -> dict:
+        return selectors.skill_version_checks(version=sv)
 
 
 class SkillOut(serializers.Serializer):
@@ -112,6 +109,8 @@ class SkillOut(serializers.Serializer):
     category = serializers.CharField()
     tags = serializers.JSONField()
     downloads = serializers.IntegerField()
+    scan_verdict = serializers.CharField(help_text="The default version's scan verdict; empty while pending")
+    test_result = serializers.CharField(help_text="The default version's test result; empty while pending")
     latest_version = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

@@ -26,6 +26,7 @@ from registry.api.serializers import (
 )
 from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
 from registry.clients import client_identity
+from registry.errors import Forbidden
 from registry.models import Visibility
 from registry.storage import archive_open
 
@@ -163,7 +164,9 @@ class Download(APIView):
     def get(self, request, name: str):
         """Download the version a spec selects (default: latest non-yanked)."""
         spec = request.query_params.get("version")
-        sv = selectors.skill_version_resolve(actor=request_actor(request), name=name, spec=spec)
+        actor = request_actor(request)
+        sv = selectors.skill_version_resolve(actor=actor, name=name, spec=spec)
+        _refuse_blocked(actor, sv)
         return archive_response(request, sv, cacheable=False)
 
 
@@ -171,8 +174,26 @@ class VersionDownload(APIView):
     @extend_schema(responses={(200, "application/zip"): bytes})
     def get(self, request, name: str, version: str):
         """Download one exact version (yanked ones too: asked for exactly)."""
-        sv = selectors.skill_version_get_visible(actor=request_actor(request), name=name, version=version)
+        actor = request_actor(request)
+        sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
+        _refuse_blocked(actor, sv)
         return archive_response(request, sv, cacheable=True)
+
+
+def _refuse_blocked(actor, sv) -> None:  # noqa: ANN001
+    if not selectors.skill_version_download_allowed(actor=actor, version=sv):
+        raise Forbidden("scan.blocked", f"{sv.skill.name} {sv.version} was found malicious by the security scan; "
+                        "only members of its owner may download it (the findings are on the version page).")
+
+
+class CheckRerun(APIView):
+    @extend_schema(request=None, responses={202: dict})
+    def post(self, request, name: str, version: str, check: str):
+        """Run a check again (owners and publishers of the skill)."""
+        actor = request_actor(request)
+        sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
+        services.check_rerun(actor=actor, version=sv, name=check)
+        return Response({"check": check, "status": "pending"}, status=status.HTTP_202_ACCEPTED)
 
 
 class Yank(APIView):

@@ -15,6 +15,15 @@ from registry.services.accounts import (
     user_owner_get,
 )
 from registry.services.audit import audit_record
+from registry.services.checks import (
+    check_fail,
+    check_finish,
+    check_rerun,
+    check_start,
+    checks_create,
+    checks_reset,
+    checks_sweep,
+)
 from registry.services.publish import (
     PublishResult,
     skill_version_publish,
@@ -34,6 +43,13 @@ from registry.services.versions import (
 __all__ = [
     "PublishResult",
     "audit_record",
+    "check_fail",
+    "check_finish",
+    "check_rerun",
+    "check_start",
+    "checks_create",
+    "checks_reset",
+    "checks_sweep",
     "org_create",
     "org_member_remove",
     "org_member_set",

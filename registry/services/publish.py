@@ -21,6 +21,7 @@ from registry.models import Owner, Role, Skill, SkillVersion, TokenScope, Visibi
 from registry.names import canonical_name
 from registry.services.accounts import owner_get, user_owner_get
 from registry.services.audit import audit_record
+from registry.services.checks import checks_create
 from registry.services.summary import skill_summary_refresh
 from registry.storage import archive_delete, archive_key, archive_put
 from skillctl.format import Limits, SkillReport, load_archive
@@ -213,6 +214,7 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         published_by=actor.user,
     )
     skill_summary_refresh(skill=skill)
+    checks_create(version=version)
     audit_record(actor=actor, action="version.publish", owner=skill.owner.name, skill=skill.name, version=version.version, sha256=version.sha256)
     return version
 

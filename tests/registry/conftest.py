@@ -87,8 +87,10 @@ class Api:
 
 @pytest.fixture(autouse=True)
 def _isolated(settings, tmp_path: Path):
-    """Fresh throttle counters, and archives in a temp folder (unless a test points elsewhere)."""
+    """Fresh throttle counters, archives in a temp folder (unless a test points elsewhere), and
+    no publish checks queued unless a test asks (tests/registry/test_checks.py)."""
     cache.clear()
+    settings.SKILLYARD_CHECKS_ENABLED = False
     settings.STORAGES = {
         **settings.STORAGES,
         "archives": {"BACKEND": "registry.storage.FileSystemArchiveStorage", "OPTIONS": {"location": str(tmp_path / "archives")}},

@@ -76,7 +76,9 @@ def test_version_detail_has_manifest_files_and_body(catalogue, anon_api):
     assert body["manifest"]["name"] == "pdf-tools"
     assert body["files"][0]["path"] == "SKILL.md"
     assert "Do the thing" in body["body"]
-    assert body["scan"] is None and body["routing_manifest"] is None
+    assert body["routing_manifest"] is None  # the manifest check has not run
+    assert set(body["checks"]) == {"scan", "manifest", "tests"}
+    assert {c["status"] for c in body["checks"].values()} == {"pending"}
 
 
 def test_unknown_skill_and_version_are_404_problems(anon_api, db):

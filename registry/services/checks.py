@@ -1,0 +1,148 @@
+"""Publish checks (DESIGN §9): created with the version, run by worker tasks, results saved here.
+
+A check's life: pending → running → done | error (or skipped). ``check_start`` is the only way
+into running and refuses a check already done (a redelivered task does nothing twice);
+``check_finish``/``check_fail`` record the outcome and copy what listings and downloads read
+onto the version (and, for the default version, the skill). The jobs are queued only after the
+transaction commits (``worker.dispatch``), so a worker never looks for a row not yet visible.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from registry.access import Actor, require
+from registry.errors import Invalid, not_found
+from registry.models import Role, SkillVersion, TokenScope, VersionCheck
+from registry.services.audit import audit_record
+
+CHECKS = tuple(VersionCheck.Name.values)
+
+
+def _state_save(check: VersionCheck) -> None:
+    """Copy one check's API shape onto its version (the detail then needs no extra query)."""
+    from registry.selectors import check_out
+
+    version = SkillVersion.objects.select_for_update().get(id=check.version_id)
+    version.checks_state = {**version.checks_state, check.name: check_out(check)}
+    version.save(update_fields=["checks_state"])
+    check.version.checks_state = version.checks_state
+
+
+def _enqueue(version_id: int, name: str) -> None:
+    from worker.dispatch import enqueue
+
+    transaction.on_commit(lambda: enqueue(version_id, name))
+
+
+def checks_create(*, version: SkillVersion) -> None:
+    """The three checks of a new version, pending, each queued once the publish commits."""
+    checks = VersionCheck.objects.bulk_create([VersionCheck(version=version, name=name) for name in CHECKS])
+    for check in checks:
+        _state_save(check)
+        _enqueue(version.id, check.name)
+
+
+@transaction.atomic
+def check_start(*, version_id: int, name: str) -> VersionCheck | None:
+    """Mark a check running and return it; None when it is done already (or gone)."""
+    check = (VersionCheck.objects.select_for_update().select_related("version", "version__skill")
+             .filter(version_id=version_id, name=name).first())
+    if check is None or check.status in (VersionCheck.Status.DONE, VersionCheck.Status.SKIPPED):
+        return None
+    check.status = VersionCheck.Status.RUNNING
+    check.started_at, check.finished_at, check.error = timezone.now(), None, ""
+    check.attempts += 1
+    check.save(update_fields=["status", "started_at", "finished_at", "error", "attempts", "updated_at"])
+    _state_save(check)
+    return check
+
+
+@transaction.atomic
+def check_finish(*, check: VersionCheck, result: dict) -> None:
+    check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
+    check.save(update_fields=["status", "result", "finished_at", "updated_at"])
+    _state_save(check)
+    if check.name == VersionCheck.Name.SCAN:
+        fields = {"scan_verdict": str(result.get("verdict", ""))}
+    elif check.name == VersionCheck.Name.TESTS:
+        fields = {"test_result": str(result.get("result", ""))}
+    else:
+        fields = {"routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")}}
+    # Only this check's column: the other checks of the version finish in parallel.
+    SkillVersion.objects.filter(id=check.version_id).update(**fields)
+    _skill_checks_refresh(check.version_id)
+
+
+@transaction.atomic
+def check_fail(*, check: VersionCheck, error: str) -> None:
+    check.status, check.error, check.finished_at = VersionCheck.Status.ERROR, error[:2000], timezone.now()
+    check.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    _state_save(check)
+    if check.name == VersionCheck.Name.TESTS:
+        SkillVersion.objects.filter(id=check.version_id).update(test_result="error")
+        _skill_checks_refresh(check.version_id)
+
+
+def _skill_checks_refresh(version_id: int) -> None:
+    from registry.selectors import skill_latest_versions
+
+    version = SkillVersion.objects.select_related("skill").get(id=version_id)
+    skill = version.skill
+    if skill_latest_versions(skill_ids=[skill.id])[skill.id] != version.version:
+        return  # the list shows the default version's results
+    skill.scan_verdict, skill.test_result = version.scan_verdict, version.test_result
+    skill.save(update_fields=["scan_verdict", "test_result"])
+
+
+@transaction.atomic
+def check_rerun(*, actor: Actor, version: SkillVersion, name: str) -> VersionCheck:
+    """An owner asks for a check again (a new scanner, a fixed test environment)."""
+    if name not in CHECKS:
+        raise Invalid("check.unknown", f"No check named {name!r}; checks are {', '.join(CHECKS)}.")
+    require(actor, owner=version.skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
+    check = checks_reset(versions=[version], names=[name])[0]
+    audit_record(actor=actor, action="check.rerun", owner=version.skill.owner.name, skill=version.skill.name,
+                 version=version.version, check=name)
+    return check
+
+
+def checks_reset(*, versions, names) -> list[VersionCheck]:  # noqa: ANN001
+    """Back to pending (created if missing) and queued: reruns and the operator's command."""
+    checks = []
+    for version in versions:
+        for name in names:
+            check, _ = VersionCheck.objects.get_or_create(version=version, name=name)
+            check.status, check.result, check.error = VersionCheck.Status.PENDING, {}, ""
+            check.started_at = check.finished_at = None
+            check.save()
+            _state_save(check)
+            _enqueue(version.id, name)
+            checks.append(check)
+    return checks
+
+
+def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:
+    """Checks left running by a dead worker (longer than any run may take) go back to the queue."""
+    cutoff = (now or timezone.now()) - stale_after
+    stale = list(VersionCheck.objects.filter(status=VersionCheck.Status.RUNNING, started_at__lt=cutoff)
+                 .values_list("version_id", "name"))
+    with transaction.atomic():
+        for check in VersionCheck.objects.select_related("version").filter(
+                status=VersionCheck.Status.RUNNING, started_at__lt=cutoff):
+            check.status = VersionCheck.Status.PENDING
+            check.save(update_fields=["status", "updated_at"])
+            _state_save(check)
+        for version_id, name in stale:
+            _enqueue(version_id, name)
+    return len(stale)
+
+
+def version_for_check(*, name: str, version: str) -> SkillVersion:
+    found = SkillVersion.objects.select_related("skill", "skill__owner").filter(skill__name=name, version=version).first()
+    if found is None:
+        raise not_found("version")
+    return found
