@@ -106,7 +106,13 @@ def test_rerun_checks_command_queues_every_check(alice_api, settings):
 
 @pytest.fixture
 def no_docker(monkeypatch):
+    from skillctl.sandbox.docker_backend import docker_client
+
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    docker_client.cache_clear()  # the client is made once per process, from the environment
+    yield
+    monkeypatch.undo()
+    docker_client.cache_clear()
 
 
 def test_tests_check_without_a_docker_daemon_is_an_error_with_the_reason(alice_api, no_docker):
