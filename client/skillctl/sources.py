@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -441,6 +442,7 @@ class Fetcher:
                 hint="A published version must never change; do not trust this registry's copy.",
             )
         expected = locked.sha256 if locked else listed_sha
+        self._check_scan(client, source.name, version, entry)
         archive, sha = self._download(client, source.name, version, expected)
         if entry.get("has_routing_manifest") is False:
             # Nothing to fetch. A registry without the field leaves it missing: ask, as before.
@@ -448,6 +450,32 @@ class Fetcher:
         detail_key = ("version", registry.url, source.name, version)
         return Fetched(archive, sha, source, version, recorded, registry.url,
                        detail=lambda: self._memo(detail_key, lambda: client.version(source.name, version)))
+
+    def _check_scan(self, client, name: str, version: str, entry: dict) -> None:  # noqa: ANN001
+        """The registry's security scan: malicious is refused; warn shows the findings and asks
+        on a terminal, else needs --force (docs/scanner.md)."""
+        verdict = entry.get("scan_verdict") or ""
+        if verdict not in ("warn", "malicious"):
+            return
+        detail = self._memo(("version", client.registry.url, name, version), lambda: client.version(name, version))
+        findings = (((detail.get("checks") or {}).get("scan") or {}).get("findings")) or []
+        lines = "\n".join(f"  {f.get('severity')} {f.get('rule')} {f.get('path')}:{f.get('line') or ''} "
+                          f"{f.get('message')}" for f in findings[:20] if isinstance(f, dict))
+        if verdict == "malicious":
+            raise SkillctlError(f"{name} {version} was found malicious by the registry's security scan:\n{lines}",
+                                hint="It is not installed. If you think the scan is wrong, tell the registry's operators.",
+                                code="install.malicious")
+        console.warn(f"{name} {version}: the registry's security scan warns:\n{lines}")
+        if self.force:
+            return
+        if sys.stdin.isatty() and sys.stderr.isatty():
+            import click
+
+            if click.confirm(f"Install {name} {version} anyway?", default=False, err=True):
+                return
+        raise SkillctlError(f"{name} {version} has security warnings and was not installed",
+                            hint="Read the findings above; pass --force to install it anyway.",
+                            code="install.scan_warn")
 
     def _memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """Registry answers, kept for one run (the concurrent warm-up fills it)."""

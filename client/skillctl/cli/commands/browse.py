@@ -149,7 +149,7 @@ def _print_show(data: dict) -> None:
         console.out(f"resolved: {data['spec'] or '(latest)'} -> {data['resolved']}")
     console.out("")
     rows = [_version_row(v, data["resolved"]) for v in data["versions"]]
-    console.table(["", "VERSION", "PUBLISHED", "SIZE", "STATUS", "YANKED"], rows)
+    console.table(["", "VERSION", "PUBLISHED", "SIZE", "STATUS", "SCAN", "TESTS", "YANKED"], rows)
     if data["requirements"]:
         _print_requirements(data["resolved"], data["requirements"])
 
@@ -160,7 +160,8 @@ def _version_row(v: dict, resolved: str | None) -> list:
         yanked = "yanked" + (f": {v['yanked_reason']}" if v.get("yanked_reason") else "")
     published = str(v.get("published_at") or "")[:10]
     marker = "*" if str(v.get("version")) == resolved else ""
-    return [marker, v.get("version"), published, _size(v.get("size")), v.get("status", ""), yanked]
+    scan, tests = v.get("scan_verdict") or "pending", v.get("test_result") or "pending"
+    return [marker, v.get("version"), published, _size(v.get("size")), v.get("status", ""), scan, tests, yanked]
 
 
 def _size(size: Any) -> str:
