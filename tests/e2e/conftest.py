@@ -94,9 +94,10 @@ def start_registry(
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(data_dir), "DJANGO_SETTINGS_MODULE": "skillyard.settings",
            "SKILLYARD_THROTTLE_ANON": "100000/min", "SKILLYARD_THROTTLE_USER": "100000/min",
-           "SKILLYARD_THROTTLE_PUBLISH": "100000/hour", **(env_extra or {})}
+           "SKILLYARD_THROTTLE_PUBLISH": "100000/hour"}
     env.pop("DATABASE_URL", None)
     env.pop("SKILLYARD_BROKER_URL", None)
+    env.update(env_extra or {})
     _manage(["migrate", "--noinput"], env)
     token = _manage(["issue_token", username, "--scope", "publish", "--create-user", "--replace"], env).strip().splitlines()[-1]
     port = _free_port()
