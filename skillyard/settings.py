@@ -116,7 +116,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "catalog.middleware.ContentSecurityPolicy",
+    "catalog.middleware.RegistryErrorPages",
 ]
+WHITENOISE_USE_FINDERS = True  # the catalog's few static files, served without collectstatic too
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 
 ROOT_URLCONF = "skillyard.urls"
 TEMPLATES = [

@@ -8,6 +8,7 @@ urlpatterns = [
     path("api/v1/", include("registry.api.urls")),
     path(".well-known/skills/index.json", wellknown.SkillsIndex.as_view(), name="wellknown-skills"),
     path(".well-known/agent-skills/index.json", wellknown.AgentSkillsIndex.as_view(), name="wellknown-agent-skills"),
+    path("", include("catalog.urls")),
 ]
 
 handler400 = "registry.api.problems.handler400"

@@ -1,0 +1,21 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from catalog import views
+
+app_name = "catalog"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("skills", views.browse, name="browse"),
+    path("skills/<str:name>", views.skill, name="skill"),
+    path("skills/<str:name>/badge.svg", views.badge, name="badge"),
+    path("skills/<str:name>/versions/<str:version>", views.version_page, name="version"),
+    path("skills/<str:name>/versions/<str:version>/files/<path:path>", views.file_view, name="file"),
+    path("owners/<str:owner>", views.owner_page, name="owner"),
+    path("publish", views.publish, name="publish"),
+    path("account/tokens", views.tokens, name="tokens"),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="catalog/login.html"), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("catalog/code.css", views.pygments_css, name="code-css"),
+]

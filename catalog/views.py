@@ -1,0 +1,231 @@
+"""The catalog's pages: small views over the registry's selectors and services (DESIGN §11).
+
+Visibility is the registry's own rule (``visible_to``): a private skill is a 404 on every page
+for anyone who is not a member, exactly as if it did not exist.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import PurePosixPath
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from catalog import rendering, search
+from registry import selectors, services
+from registry.access import Actor
+from registry.errors import RegistryError
+from registry.models import Skill, SkillVersion
+from registry.storage import archive_open
+
+PAGE_SIZE = 20
+MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
+SORTS = {"downloads": ("-downloads", "name"), "updated": ("-updated_at", "name"), "name": ("name",)}
+
+
+def _actor(request) -> Actor:
+    return Actor(request.user)
+
+
+def home(request):
+    skills = Skill.objects.visible_to(request.user, None).select_related("owner")
+    return render(request, "catalog/home.html", {
+        "count": skills.count(),
+        "recent": skills.order_by("-updated_at")[:8],
+        "popular": skills.order_by("-downloads", "name")[:8],
+    })
+
+
+def browse(request):
+    q = request.GET.get("q", "").strip()[:200]
+    category, owner = request.GET.get("category", "")[:64], request.GET.get("owner", "")[:64]
+    sort = request.GET.get("sort") or ("relevance" if q else "downloads")
+    skills = selectors.skill_list_visible(actor=_actor(request), owner=owner, category=category)
+    if q:
+        candidates = list(skills[: search.MAX_RESULTS * 4])
+        ranked = search.rank(candidates, _manifests(candidates), q)
+        if sort in SORTS:
+            ranked = sorted(ranked, key=lambda s: _sort_key(s, sort))
+        results = ranked
+    else:
+        results = skills.order_by(*SORTS.get(sort, SORTS["downloads"]))
+    page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
+    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page.object_list])
+    return render(request, "catalog/browse.html", {
+        "page": page, "q": q, "category": category, "owner": owner, "sort": sort, "latest": latest,
+        "sorts": ["relevance", *SORTS] if q else list(SORTS),
+    })
+
+
+def _sort_key(skill, sort: str):  # noqa: ANN001, ANN202
+    return {"downloads": (-skill.downloads, skill.name), "updated": (-skill.updated_at.timestamp(), skill.name),
+            "name": (skill.name,)}[sort]
+
+
+def _manifests(skills: list) -> dict[int, dict | None]:
+    """Each skill's default version's routing manifest (two narrow queries)."""
+    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
+    rows = SkillVersion.objects.live().filter(skill_id__in=list(latest)).values_list("skill_id", "version", "routing_manifest")
+    return {sid: manifest for sid, version, manifest in rows if latest.get(sid) == version}
+
+
+def skill(request, name: str):
+    found = selectors.skill_get_visible(actor=_actor(request), name=name)
+    versions = selectors.skill_versions(skill=found)
+    tags = selectors.skill_dist_tags(skill=found, versions=versions)
+    default = tags.get("latest") or (versions[0].version if versions else None)
+    if default is None:
+        raise Http404("no version")
+    return version_page(request, name, default)
+
+
+def version_page(request, name: str, version: str):
+    actor = _actor(request)
+    sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
+    found = sv.skill
+    versions = selectors.skill_versions(skill=found)
+    manifest = sv.manifest or {}
+    return render(request, "catalog/skill.html", {
+        "skill": found, "sv": sv, "versions": versions, "manifest": manifest,
+        "body_html": rendering.render_markdown(sv.body or ""),
+        "requires": manifest.get("requires") or {},
+        "checks": selectors.skill_version_checks(version=sv),
+        "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),
+        "install": f"skillctl install {found.name}",
+        "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
+        "install_registry": f"SKILLYARD_REGISTRY={request.scheme}://{request.get_host()} skillctl install {found.name}",
+        "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
+        "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
+    })
+
+
+def file_view(request, name: str, version: str, path: str):
+    sv = selectors.skill_version_get_visible(actor=_actor(request), name=name, version=version)
+    entry = next((f for f in sv.files if f["path"] == path), None)
+    if entry is None:
+        raise Http404("no such file")
+    text = None
+    if entry["size"] <= MAX_FILE_VIEW_BYTES and selectors.skill_version_download_allowed(actor=_actor(request), version=sv):
+        data = _read_member(sv, path)
+        if data is not None and b"\0" not in data[:8192]:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+    return render(request, "catalog/file.html", {
+        "skill": sv.skill, "sv": sv, "entry": entry,
+        "code_html": rendering.render_file(text, PurePosixPath(path).name) if text is not None else None,
+    })
+
+
+def _read_member(sv: SkillVersion, path: str) -> bytes | None:
+    """One file of the stored (validated) archive, under its single root folder if it has one."""
+    from skillctl.format import inspect_archive
+
+    with archive_open(sv.archive_key) as handle:
+        data = handle.read()
+    root = inspect_archive(data).root
+    wanted = f"{root}/{path}" if root else path
+    if sv.archive_kind == "zip":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return archive.read(wanted) if wanted in archive.namelist() else None
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        for member in archive.getmembers():
+            if member.isfile() and member.name.removeprefix("./") == wanted:
+                handle = archive.extractfile(member)
+                return handle.read() if handle else None
+    return None
+
+
+def owner_page(request, owner: str):
+    found = services.owner_get(name=owner)
+    skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
+    members = selectors.owner_members_visible(actor=_actor(request), owner=found)
+    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
+    return render(request, "catalog/owner.html", {"owner": found, "skills": skills, "members": members, "latest": latest})
+
+
+BADGE_COLORS = {"pass": "#2e7d32", "review": "#9e6a00", "warn": "#c75000", "malicious": "#b00020", "": "#6b6b6b"}
+
+
+def badge(request, name: str):
+    found = selectors.skill_get_visible(actor=_actor(request), name=name)
+    latest = selectors.skill_latest_versions(skill_ids=[found.id]).get(found.id) or "none"
+    verdict = found.scan_verdict
+    right = f"v{latest} | {verdict or 'scan pending'}"
+    left_width, right_width = 62, 8 + 7 * len(right)
+    svg = render(request, "catalog/badge.svg", {
+        "left": "skillyard", "right": right, "color": BADGE_COLORS.get(verdict, "#6b6b6b"),
+        "lw": left_width, "rw": right_width, "width": left_width + right_width,
+        "lx": left_width // 2, "rx": left_width + right_width // 2,
+    }, content_type="image/svg+xml")
+    svg["Cache-Control"] = "public, max-age=300" if not found.is_private else "private, no-cache"
+    return svg
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def publish(request):
+    errors, problem = [], None
+    if request.method == "POST":
+        upload = request.FILES.get("archive")
+        if upload is None:
+            problem = "Choose a .zip or .tar.gz archive of the skill."
+        else:
+            name = _archive_name(upload)
+            try:
+                result = services.skill_version_publish(
+                    actor=_actor(request), name=name or "?", archive=upload,
+                    owner=request.POST.get("owner") or None, visibility=request.POST.get("visibility") or None)
+                return redirect("catalog:version", name=result.version.skill.name, version=result.version.version)
+            except RegistryError as exc:
+                problem, errors = f"{exc.code}: {exc.message}", exc.errors
+    owners = [m.owner for m in selectors.user_memberships(user=request.user)]
+    return render(request, "catalog/publish.html", {"problem": problem, "errors": errors, "owners": owners},
+                  status=422 if problem else 200)
+
+
+def _archive_name(upload) -> str | None:  # noqa: ANN001
+    """The skill's name from the archive itself (the form has no name field)."""
+    from skillctl.format import load_archive
+
+    upload.seek(0)
+    report = load_archive(upload)
+    upload.seek(0)
+    return report.name
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request):
+    secret = None
+    problem = None
+    actor = _actor(request)
+    if request.method == "POST":
+        try:
+            if request.POST.get("revoke"):
+                services.token_revoke(actor=actor, token_id=int(request.POST["revoke"]))
+            else:
+                owner = request.POST.get("owner") or None
+                _, secret = services.token_create(
+                    actor=actor, scope=request.POST.get("scope", "read"), name=request.POST.get("name", "")[:100],
+                    owner=services.owner_get(name=owner) if owner else None)
+        except (RegistryError, ValueError) as exc:
+            problem = str(exc)
+    owners = [m.owner for m in selectors.user_memberships(user=request.user)]
+    return render(request, "catalog/tokens.html", {
+        "tokens": selectors.token_list_visible(actor=actor).filter(revoked_at__isnull=True),
+        "secret": secret, "problem": problem, "owners": owners,
+    })
+
+
+def pygments_css(request):
+    response = HttpResponse(rendering.pygments_css(), content_type="text/css")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

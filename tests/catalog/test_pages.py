@@ -1,0 +1,140 @@
+"""The catalog's pages through Django's test client: content, search, privacy, hostile input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from registry import services
+from registry.errors import Unauthenticated
+
+from .conftest import make_zip, upload
+
+HOSTILE = """# Title
+
+<script>alert('x')</script>
+<img src=x onerror="alert(1)">
+[click](javascript:alert(1))
+<iframe src="https://evil.example"></iframe>
+<svg onload="alert(1)"></svg>
+<a href="data:text/html,<script>alert(1)</script>">data</a>
+
+```python
+print("<b>code</b>")
+```
+"""
+
+
+# Real tags only: escaped text (&lt;script&gt;) is what hostile input must become.
+UNSAFE = re.compile(r"<(?:script|iframe|object|embed|svg)\b|<[a-z][^>]*\son\w+\s*=|"
+                    r"<[a-z][^>]*\s(?:href|src)\s*=\s*\"?\s*(?:javascript|data):", re.I)
+
+
+def assert_safe(html: str) -> None:
+    assert not UNSAFE.search(html), UNSAFE.search(html).group(0)
+
+
+def test_home_lists_skills(publish):
+    publish("pdf-tools", description="Rotate, merge and split PDF files.")
+    page = Client().get("/")
+    assert page.status_code == 200 and b"pdf-tools" in page.content
+
+
+def test_browse_and_search_rank_by_what_the_user_wants(publish):
+    publish("pdf-tools", description="Rotate, merge and split the pages of PDF files.")
+    publish("k8s-deploy", description="Deploy services to Kubernetes clusters.")
+    found = Client().get("/skills", {"q": "rotate the pages of a pdf"})
+    assert found.status_code == 200 and b"pdf-tools" in found.content and b"k8s-deploy" not in found.content
+    nothing = Client().get("/skills", {"q": "bake sourdough bread"})
+    assert b"No skill matches" in nothing.content and b"browse every skill" in nothing.content
+    everything = Client().get("/skills", {"sort": "name"})
+    assert everything.content.index(b"k8s-deploy") < everything.content.index(b"pdf-tools")
+
+
+def test_skill_page_shows_install_versions_files_and_pending_checks(publish):
+    publish("pdf-tools", files={"scripts/rotate.py": "print('rotate')\n"}, extra="license: MIT\nrequires:\n  bins: [qpdf]")
+    page = Client().get("/skills/pdf-tools").content.decode()
+    for expected in ("skillctl install pdf-tools", "1.0.0", "scripts/rotate.py", "MIT", "qpdf", "pending", "sha256"):
+        assert expected in page, expected
+
+
+def test_file_view_highlights_text(publish):
+    publish("pdf-tools", files={"scripts/rotate.py": "import os\nprint('<rotated>')\n"})
+    page = Client().get("/skills/pdf-tools/versions/1.0.0/files/scripts/rotate.py").content.decode()
+    assert 'class="code"' in page and "&lt;rotated&gt;" in page and "<rotated>" not in page
+
+
+def test_hostile_skill_md_is_sanitised(publish):
+    publish("evil-skill", body=HOSTILE)
+    response = Client().get("/skills/evil-skill")
+    body = response.content.decode()
+    section = body[body.index('class="skill-body"'):body.index("</section>", body.index('class="skill-body"'))]
+    assert_safe(section)
+    assert "&lt;script&gt;" in section  # shown as the text it is, never run
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and response["X-Frame-Options"] == "DENY"
+    assert not re.search(r"<script(?![^>]*\bsrc=)", body)  # no inline script anywhere on the page
+
+
+def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_in):
+    publish("secret-tool", visibility="private", files={"scripts/a.py": "print(1)\n"})
+    for path in ("/skills/secret-tool", "/skills/secret-tool/versions/1.0.0", "/skills/secret-tool/badge.svg",
+                 "/skills/secret-tool/versions/1.0.0/files/scripts/a.py"):
+        assert Client().get(path).status_code == 404, path
+        assert signed_in.get(path).status_code == 200, path
+    assert b"secret-tool" not in Client().get("/skills", {"q": "secret"}).content
+    assert b"secret-tool" in signed_in.get("/owners/alice").content
+    assert b"secret-tool" not in Client().get("/owners/alice").content
+
+
+def test_badge_is_svg_with_version_and_verdict(publish):
+    publish("pdf-tools")
+    badge = Client().get("/skills/pdf-tools/badge.svg")
+    assert badge["Content-Type"].startswith("image/svg+xml") and b"v1.0.0" in badge.content
+
+
+def test_sign_in_and_out(alice):
+    browser = Client()
+    response = browser.post("/accounts/login/", {"username": "alice", "password": "pw-alice-123"})
+    assert response.status_code == 302 and "_auth_user_id" in browser.session
+    assert browser.post("/accounts/logout/").status_code == 302 and "_auth_user_id" not in browser.session
+
+
+def test_publish_form_shows_every_finding_or_redirects_to_the_skill(signed_in):
+    bad = signed_in.post("/publish", {"archive": upload(make_zip("bad-skill", text="---\nname: Bad Skill\n---\n"))})
+    assert bad.status_code == 422
+    page = bad.content.decode()
+    assert "name.pattern" in page or "description" in page
+    good = signed_in.post("/publish", {"archive": upload(make_zip("good-skill"))})
+    assert good.status_code == 302 and good["Location"] == "/skills/good-skill/versions/1.0.0"
+
+
+def test_publish_needs_sign_in():
+    assert Client().get("/publish").status_code == 302
+
+
+def test_tokens_create_shows_the_secret_once_and_revoke(signed_in, alice):
+    created = signed_in.post("/account/tokens", {"name": "laptop", "scope": "read"}).content.decode()
+    secret = re.search(r'value="(sky_[^"]+)"', created).group(1)
+    assert services.token_authenticate(secret=secret).user == alice
+    listing = signed_in.get("/account/tokens").content.decode()
+    assert secret not in listing and "laptop" in listing
+    token_id = re.search(r'name="revoke" value="(\d+)"', listing).group(1)
+    signed_in.post("/account/tokens", {"revoke": token_id})
+    with pytest.raises(Unauthenticated):
+        services.token_authenticate(secret=secret)
+
+
+def test_csrf_is_required_on_forms(alice):
+    browser = Client(enforce_csrf_checks=True)
+    assert browser.post("/accounts/login/", {"username": "alice", "password": "pw-alice-123"}).status_code == 403
+
+
+def test_every_corpus_skill_md_renders_safely(corpus_dir):
+    from catalog.rendering import render_markdown
+    from skillctl.format import parse_skill_md
+
+    for path in sorted(corpus_dir.rglob("SKILL.md")):
+        assert_safe(render_markdown(parse_skill_md(path.read_bytes()).body))
