@@ -153,7 +153,18 @@ def test_acceptance_5_same_name_on_two_registries(registry_factory, tmp_path):
     assert origin.read_text() == "corp\n"
 
 
-def test_cold_install_skips_version_detail_when_no_routing_manifest_is_listed(live_registry, tmp_path):
+def test_cold_install_skips_version_detail_when_no_routing_manifest_is_listed(tmp_path):
+    from .conftest import start_registry
+
+    # Checks off: the manifest check would otherwise list a routing manifest within a second.
+    live_registry = start_registry(tmp_path / "reg", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
+    try:
+        _cold_install(live_registry, tmp_path)
+    finally:
+        live_registry.stop()
+
+
+def _cold_install(live_registry, tmp_path) -> None:
     live_registry.publish(make(tmp_path / "src", "terse", "1.0.0"))
     [listed] = httpx.get(f"{live_registry.url}/api/v1/skills/terse").json()["versions"]
     assert listed["has_routing_manifest"] is False
