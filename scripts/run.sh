@@ -35,7 +35,8 @@ if [ -n "${SKILLYARD_BROKER_URL:-}" ]; then
   pids+=($!)
 fi
 
-echo "Skillyard registry: http://$HOST:$PORT/api/v1/skills  (docs: http://$HOST:$PORT/api/v1/docs/)"
+echo "Skillyard catalog: http://$HOST:$PORT/   (API: http://$HOST:$PORT/api/v1/skills, docs: http://$HOST:$PORT/api/v1/docs/)"
+echo "Sign in as: $($PY manage.py demo_signin)   (a new password every start)"
 echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --replace 2>/dev/null | tail -1)"
 # No gunicorn here, so no control socket for two registries on one host to share and delete.
 # --no-proxy-headers: forwarded addresses are trusted only from SKILLYARD_TRUSTED_PROXIES.

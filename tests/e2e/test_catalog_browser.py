@@ -1,0 +1,134 @@
+"""The catalog in a real browser: Playwright driving Debian's Chromium (never a downloaded one)
+against a live registry: browse, search, skill page, file view, sign in, publish through the
+form (a good and a refused archive), tokens, privacy, and a hostile SKILL.md opening no dialog."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from .conftest import ROOT, start_registry
+from .test_install_registry import make
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+HOSTILE = """---
+name: evil-skill
+description: Looks harmless.
+version: 1.0.0
+---
+# Evil
+<script>alert('script')</script>
+<img src=x onerror="alert('img')">
+[click me](javascript:alert('link'))
+<iframe src="javascript:alert('frame')"></iframe>
+<svg onload="alert('svg')"></svg>
+"""
+
+
+def zip_of(name: str, text: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"{name}/SKILL.md", text)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def site(tmp_path):
+    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
+    env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry")}
+    env.pop("DATABASE_URL", None)
+    subprocess.run([sys.executable, "manage.py", "shell", "-c",
+                    "from django.contrib.auth import get_user_model as g; u=g().objects.get(username='alice');"
+                    "u.set_password('pw-alice-123'); u.save()"], cwd=ROOT, env=env, check=True, capture_output=True)
+    yield reg
+    reg.stop()
+
+
+@pytest.fixture
+def page(chromium_path, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.dialogs = []
+        tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
+        yield tab
+        browser.close()
+
+
+def sign_in(page, url: str) -> None:
+    page.goto(f"{url}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-alice-123")
+    page.click("button[type=submit] >> text=Sign in")
+    page.wait_for_url(f"{url}/")
+
+
+def test_browse_search_skill_page_and_file_view(site, page, tmp_path):
+    site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
+    page.goto(site.url + "/")
+    assert "pdf-rotate" in page.content()
+    page.fill("#site-q", "greets people politely")
+    page.press("#site-q", "Enter")
+    page.wait_for_url("**/skills?q=*")
+    page.click("text=pdf-rotate")
+    assert page.input_value("#install-cmd") == "skillctl install pdf-rotate"
+    page.click("text=scripts/rotate.py")
+    assert "rotating" in page.inner_text("pre.code")
+
+
+def test_hostile_skill_md_opens_no_dialog(site, page):
+    import httpx
+
+    response = httpx.post(f"{site.url}/api/v1/skills/evil-skill/versions", headers={"Authorization": f"Bearer {site.token}"},
+                          files={"archive": ("e.zip", zip_of("evil-skill", HOSTILE), "application/zip")}, timeout=30)
+    assert response.status_code == 201
+    page.goto(f"{site.url}/skills/evil-skill")
+    page.wait_for_load_state("load")
+    for link in page.query_selector_all(".skill-body a"):
+        link.click(no_wait_after=True)
+    page.wait_for_timeout(500)
+    assert page.dialogs == []
+
+
+def test_sign_in_publish_through_the_form_and_tokens(site, page, tmp_path):
+    sign_in(page, site.url)
+    refused = tmp_path / "refused.zip"
+    refused.write_bytes(zip_of("refused", "---\nname: Not A Name\n---\n"))
+    page.goto(f"{site.url}/publish")
+    page.set_input_files("#id_archive", str(refused))
+    page.click("button >> text=Publish")
+    assert "Not published" in page.inner_text("[role=alert]")
+    good = tmp_path / "good.zip"
+    good.write_bytes(zip_of("good-one", "---\nname: good-one\ndescription: A good skill.\nversion: 1.0.0\n---\n# Good\n"))
+    page.set_input_files("#id_archive", str(good))
+    page.click("button >> text=Publish")
+    page.wait_for_url("**/skills/good-one/versions/1.0.0")
+    page.goto(f"{site.url}/account/tokens")
+    page.fill("#id_name", "browser-made")
+    page.click("button >> text=Create token")
+    assert page.input_value("#new-token").startswith("sky_")
+    page.click("tr:has-text('browser-made') >> button:has-text('Revoke')")
+    assert "browser-made" not in page.inner_text("table")
+
+
+def test_private_skill_visible_to_member_and_404_to_others(site, page, tmp_path):
+    import httpx
+
+    response = httpx.post(f"{site.url}/api/v1/skills/hidden-one/versions", headers={"Authorization": f"Bearer {site.token}"},
+                          files={"archive": ("h.zip", zip_of("hidden-one", "---\nname: hidden-one\ndescription: Secret.\nversion: 1.0.0\n---\n"), "application/zip")},
+                          data={"visibility": "private"}, timeout=30)
+    assert response.status_code == 201
+    assert page.goto(f"{site.url}/skills/hidden-one").status == 404
+    sign_in(page, site.url)
+    assert page.goto(f"{site.url}/skills/hidden-one").status == 200
