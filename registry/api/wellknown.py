@@ -1,63 +1,102 @@
-"""Interop indexes so other clients can install from us.
+"""Interop: what other installers read to install from us (``npx skills add <registry URL>``).
 
-``/.well-known/skills/index.json`` (name, description, files) and
-``/.well-known/agent-skills/index.json`` (name, type ``archive``, url, ``sha256:`` digest). Both
-list each visible skill's latest version: public ones for everybody, private ones only for
-members (session or token) — the same ``visible_to`` rule as every other read.
+- ``/.well-known/agent-skills/index.json``: the agent-skills discovery format 0.2.0 (its
+  ``$schema``; entries ``name``, ``description``, ``type: archive``, ``url``, ``digest``),
+  the archive being the skill's files with SKILL.md at the root (registry/artifacts.py);
+- ``/.well-known/skills/index.json``: the older form (``name``, ``description``, ``files``),
+  each file served at ``/.well-known/skills/<name>/<file>``.
+
+Both list public skills only, each at its default version, never a version the scan found
+malicious: anonymous, cacheable, and the same for everyone.
 """
 
 from __future__ import annotations
 
+import mimetypes
+
+from django.http import Http404, HttpResponse
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import selectors
-from registry.api.authentication import request_actor
-from registry.api.serializers import download_url
+from registry import artifacts, selectors
+from registry.access import Actor
+from registry.api.serializers import absolute_url
+
+DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+CACHE = "public, max-age=60"
 
 
-def _entries(request):
-    actor = request_actor(request)
-    return actor, selectors.wellknown_index(actor=actor)
+def _public_entries():
+    return selectors.wellknown_index(actor=Actor.anonymous())
 
 
-def _cache(response, actor):
-    response["Cache-Control"] = "private, no-cache" if actor.is_authenticated else "public, max-age=60"
+def _cached(response):
+    response["Cache-Control"] = CACHE
     return response
 
 
 class SkillsIndex(APIView):
+    authentication_classes: list = []
+
     @extend_schema(responses=dict)
     def get(self, request):
-        actor, entries = _entries(request)
         skills = [
             {
                 "name": skill.name,
-                "description": skill.description,
+                "description": skill.description or skill.name,
                 "version": sv.version,
                 "files": [f["path"] for f in sv.files],
-                "url": download_url(request, sv, skill.name),
-                "digest": f"sha256:{sv.sha256}",
             }
-            for skill, sv in entries
+            for skill, sv in _public_entries()
         ]
-        return _cache(Response({"skills": skills}), actor)
+        return _cached(Response({"skills": skills}))
 
 
 class AgentSkillsIndex(APIView):
+    authentication_classes: list = []
+
     @extend_schema(responses=dict)
     def get(self, request):
-        actor, entries = _entries(request)
-        skills = [
-            {
+        skills = []
+        for skill, sv in _public_entries():
+            path = reverse("wellknown-archive", kwargs={"name": skill.name, "version": sv.version})
+            skills.append({
                 "name": skill.name,
                 "type": "archive",
-                "description": skill.description,
+                "description": (skill.description or skill.name)[:1024],
                 "version": sv.version,
-                "url": download_url(request, sv, skill.name),
-                "digest": f"sha256:{sv.sha256}",
-            }
-            for skill, sv in entries
-        ]
-        return _cache(Response({"skills": skills}), actor)
+                "url": absolute_url(request, path),
+                "digest": f"sha256:{artifacts.rooted_archive_sha256(sv)}",
+            })
+        return _cached(Response({"$schema": DISCOVERY_SCHEMA_V2, "skills": skills}))
+
+
+def _public_default(name: str):
+    found = next((pair for pair in _public_entries() if pair[0].name == name), None)
+    if found is None:
+        raise Http404("no such public skill")
+    return found
+
+
+def archive(request, name: str, version: str):
+    """The skill's files with SKILL.md at the root (what the agent-skills index announces)."""
+    sv = selectors.skill_version_get_visible(actor=Actor.anonymous(), name=name, version=version)
+    if not selectors.skill_version_download_allowed(actor=Actor.anonymous(), version=sv):
+        raise Http404("not served")
+    response = HttpResponse(artifacts.rooted_archive(sv), content_type="application/zip")
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+def skill_file(request, name: str, path: str):
+    """One file of a public skill's default version (the older index's per-file form)."""
+    _, sv = _public_default(name)
+    files = artifacts.version_files(sv)
+    if path not in files:
+        raise Http404("no such file")
+    kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    if path.endswith(".md"):
+        kind = "text/markdown; charset=utf-8"
+    return _cached(HttpResponse(files[path], content_type=kind))

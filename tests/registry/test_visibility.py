@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import zipfile
+
 import pytest
 
 from registry.models import Owner
@@ -74,7 +78,8 @@ def names_in(response) -> set[str]:
 def test_private_skill_is_visible_only_to_members(world, caller, endpoint):
     path, kind = ENDPOINTS[endpoint]
     response = world[caller].client.get(path)
-    visible = CALLERS[caller]
+    # The well-known indexes are for other installers: public skills only, the same for everyone.
+    visible = CALLERS[caller] and "well-known" not in endpoint
     if kind == "listing":
         assert response.status_code == 200
         assert (NAME in names_in(response)) is visible
@@ -105,10 +110,16 @@ def test_well_known_entries_carry_sha256_digest_and_url(world):
     response = world["anonymous"].client.get("/.well-known/agent-skills/index.json")
     entry = next(s for s in response.json()["skills"] if s["name"] == "open-skill")
     assert entry["digest"].startswith("sha256:") and len(entry["digest"]) == 7 + 64
-    assert entry["type"] == "archive"
-    assert entry["url"].endswith("/api/v1/skills/open-skill/versions/1.0.0/download")
+    assert entry["type"] == "archive" and response.json()["$schema"].endswith("/discovery/0.2.0/schema.json")
+    assert entry["url"].endswith("/.well-known/agent-skills/open-skill/1.0.0.zip")
+    archive = world["anonymous"].client.get(entry["url"].split("testserver", 1)[1])
+    assert "sha256:" + hashlib.sha256(archive.content).hexdigest() == entry["digest"]
+    assert zipfile.ZipFile(io.BytesIO(archive.content)).namelist() == ["SKILL.md"]  # SKILL.md at the root
     skills = world["anonymous"].client.get("/.well-known/skills/index.json").json()["skills"]
     assert next(s for s in skills if s["name"] == "open-skill")["files"] == ["SKILL.md"]
+    skill_md = world["anonymous"].client.get("/.well-known/skills/open-skill/SKILL.md")
+    assert skill_md.status_code == 200 and skill_md.content.startswith(b"---\nname: open-skill")
+    assert world["anonymous"].client.get(f"/.well-known/skills/{NAME}/SKILL.md").status_code == 404
 
 
 def test_org_is_owner_of_the_private_skill(world):
