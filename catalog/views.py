@@ -101,8 +101,49 @@ def version_page(request, name: str, version: str):
         "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
         "install_registry": f"SKILLYARD_REGISTRY={request.scheme}://{request.get_host()} skillctl install {found.name}",
         "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
+        "can_manage": _role_at_least(request.user, found.owner, "admin"),
         "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
     })
+
+
+@login_required
+@require_http_methods(["POST"])
+def manage_version(request, name: str, version: str):
+    """Owner actions on a version page: yank, unyank, deprecate, point a dist-tag at it."""
+    actor, action = _actor(request), request.POST.get("action", "")
+    try:
+        if action == "yank":
+            services.skill_version_yank(actor=actor, name=name, version=version, reason=request.POST.get("reason", "")[:500])
+        elif action == "unyank":
+            services.skill_version_unyank(actor=actor, name=name, version=version)
+        elif action == "deprecate":
+            services.skill_version_deprecate(actor=actor, name=name, version=version,
+                                             message=request.POST.get("message", "")[:500])
+        elif action == "tag":
+            services.skill_dist_tag_set(actor=actor, name=name, tag=request.POST.get("tag", "").strip(), version=version)
+        else:
+            raise Http404("no such action")
+    except RegistryError as exc:
+        if exc.status == 404:
+            raise Http404(exc.message) from None
+        return render(request, "catalog/problem.html", {"problem": f"{exc.code}: {exc.message}"}, status=exc.status)
+    return redirect("catalog:version", name=name, version=version)
+
+
+@login_required
+@require_http_methods(["POST"])
+def manage_members(request, owner: str):
+    """Org owners and admins add, change and remove members."""
+    org, actor = services.owner_get(name=owner), _actor(request)
+    try:
+        if request.POST.get("remove"):
+            services.org_member_remove(actor=actor, org=org, username=request.POST["remove"])
+        else:
+            services.org_member_set(actor=actor, org=org, username=request.POST.get("username", "").strip(),
+                                    role=request.POST.get("role", "reader"))
+    except RegistryError as exc:
+        return render(request, "catalog/problem.html", {"problem": f"{exc.code}: {exc.message}"}, status=exc.status)
+    return redirect("catalog:owner", owner=owner)
 
 
 def file_view(request, name: str, version: str, path: str):
@@ -148,7 +189,15 @@ def owner_page(request, owner: str):
     skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
     members = selectors.owner_members_visible(actor=_actor(request), owner=found)
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
-    return render(request, "catalog/owner.html", {"owner": found, "skills": skills, "members": members, "latest": latest})
+    return render(request, "catalog/owner.html", {"owner": found, "skills": skills, "members": members, "latest": latest,
+                                                  "can_manage": found.kind == "org" and _role_at_least(request.user, found, "admin")})
+
+
+def _role_at_least(user, owner, role: str) -> bool:  # noqa: ANN001
+    from registry.access import ROLE_RANK, owner_role
+
+    held = owner_role(user=user, owner=owner)
+    return held is not None and ROLE_RANK[held] >= ROLE_RANK[role]
 
 
 BADGE_COLORS = {"pass": "#2e7d32", "review": "#9e6a00", "warn": "#c75000", "malicious": "#b00020", "": "#6b6b6b"}

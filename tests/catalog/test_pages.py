@@ -138,3 +138,31 @@ def test_every_corpus_skill_md_renders_safely(corpus_dir):
 
     for path in sorted(corpus_dir.rglob("SKILL.md")):
         assert_safe(render_markdown(parse_skill_md(path.read_bytes()).body))
+
+
+def test_owners_yank_deprecate_and_tag_from_the_version_page(publish, signed_in):
+    publish("pdf-tools")
+    page = signed_in.get("/skills/pdf-tools").content.decode()
+    assert "Yank" in page and "Point dist-tag" in page
+    manage = "/skills/pdf-tools/versions/1.0.0/manage"
+    assert signed_in.post(manage, {"action": "yank", "reason": "broken"}).status_code == 302
+    assert "yanked: broken" in signed_in.get("/skills/pdf-tools/versions/1.0.0").content.decode()
+    signed_in.post(manage, {"action": "unyank"})
+    signed_in.post(manage, {"action": "deprecate", "message": "use pdf-tools-2"})
+    signed_in.post(manage, {"action": "tag", "tag": "stable"})
+    page = signed_in.get("/skills/pdf-tools/versions/1.0.0").content.decode()
+    assert "deprecated: use pdf-tools-2" in page and "stable→1.0.0" in page
+    assert "Point dist-tag" not in Client().get("/skills/pdf-tools").content.decode()
+    assert Client().post(manage, {"action": "yank"}).status_code == 302  # to sign in, nothing yanked
+
+
+def test_org_admins_manage_members(alice, signed_in):
+    from registry.access import Actor
+
+    services.user_create(username="bob")
+    services.org_create(actor=Actor(alice), name="acme")
+    assert signed_in.post("/owners/acme/members", {"username": "bob", "role": "publisher"}).status_code == 302
+    page = signed_in.get("/owners/acme").content.decode()
+    assert "bob" in page and "publisher" in page
+    signed_in.post("/owners/acme/members", {"remove": "bob"})
+    assert "Remove bob" not in signed_in.get("/owners/acme").content.decode()

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,45 @@ def test_private_skill_visible_to_member_and_404_to_others(site, page, tmp_path)
     assert page.goto(f"{site.url}/skills/hidden-one").status == 404
     sign_in(page, site.url)
     assert page.goto(f"{site.url}/skills/hidden-one").status == 200
+
+
+AXE_CACHE = Path(os.environ.get("SKILLYARD_NPM_CACHE", Path.home() / ".cache" / "skillyard" / "skills-cli"))
+
+
+@pytest.fixture(scope="session")
+def axe_js() -> Path:
+    """axe-core (the accessibility engine most tools use), from npm into the cache folder."""
+    path = AXE_CACHE / "node_modules/axe-core/axe.min.js"
+    if not path.exists():
+        import shutil
+
+        from ..conftest import require_service
+
+        npm = shutil.which("npm")
+        require_service("npm", bool(npm), "needed to install axe-core")
+        AXE_CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(AXE_CACHE), "axe-core@4"],
+                       capture_output=True, timeout=300)
+        require_service("axe-core from npm", path.exists())
+    return path
+
+
+def test_main_pages_have_no_serious_accessibility_violations(site, chromium_path, axe_js, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path, args=["--headless", "--no-sandbox", "--disable-gpu",
+                                    "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        page = browser.new_context(bypass_csp=True).new_page()  # lets the test inject axe; the site's CSP stays
+        problems = {}
+        for path in ("/", "/skills", "/skills?q=rotate", "/skills/pdf-rotate", "/accounts/login/",
+                     "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py"):
+            page.goto(site.url + path)
+            page.add_script_tag(path=str(axe_js))
+            result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+            serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+            if serious:
+                problems[path] = serious
+        browser.close()
+    assert problems == {}
