@@ -1,0 +1,121 @@
+"""The web catalog next to the API serving the same data, in the same run (target: page p50 and
+p95 within 2x the API's; page weight under 100 KB without fonts).
+
+Publishes up to ``--skills`` real SKILL.md files of ../shared/corpus (unique valid names) into a
+temporary SQLite registry, serves it as `make run` does (uvicorn, one process, publish checks
+off: they are not what is measured), then times sequential requests on loopback.
+
+    python bench/catalog.py [--skills 1000] [--requests 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", ROOT.parent / "shared" / "corpus")) / "skills"
+
+SEED = """
+import io, sys, zipfile, django
+from pathlib import Path
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from registry import services
+from registry.access import Actor
+from registry.errors import RegistryError
+from skillctl.format import parse_skill_md
+user = services.user_create(username="bench")
+done, seen = 0, set()
+for path in sorted(Path(sys.argv[1]).rglob("SKILL.md")):
+    report = parse_skill_md(path.read_bytes(), folder_name=path.parent.name)
+    if not report.valid or report.name in seen:
+        continue
+    seen.add(report.name)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(f"{report.name}/SKILL.md", path.read_bytes())
+    buf.seek(0)
+    try:
+        services.skill_version_publish(actor=Actor(user), name=report.name, archive=buf, version=report.version or "1.0.0")
+    except RegistryError:
+        continue
+    done += 1
+    if done >= int(sys.argv[2]):
+        break
+print(done)
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def timed(client: httpx.Client, url: str, runs: int) -> tuple[float, float, int]:
+    client.get(url)  # warm
+    times, size = [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - start) * 1000)
+        size = len(response.content)
+        assert response.status_code == 200, (url, response.status_code)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1], size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--requests", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SKILLYARD_DATA_DIR": tmp, "SKILLYARD_CHECKS_ENABLED": "0",
+               "SKILLYARD_THROTTLE_ANON": "1000000/min", "DJANGO_SETTINGS_MODULE": "skillyard.settings"}
+        env.pop("DATABASE_URL", None)
+        published = subprocess.run([sys.executable, "-c", SEED, str(CORPUS), str(args.skills)], env=env, cwd=ROOT,
+                                   check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        port = free_port()
+        server = subprocess.Popen([str(Path(sys.executable).parent / "uvicorn"), "skillyard.asgi:application",
+                                   "--port", str(port), "--log-level", "warning"], env=env, cwd=ROOT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            with httpx.Client(timeout=30) as client:
+                for _ in range(100):
+                    try:
+                        if client.get(f"{url}/api/v1/skills").status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        time.sleep(0.2)
+                name = client.get(f"{url}/api/v1/skills").json()["results"][0]["name"]
+                css = sum(len(client.get(f"{url}{p}").content) for p in ("/static/catalog/site.css", "/catalog/code.css"))
+                print(f"{published} corpus skills published; {args.requests} sequential requests each; css {css / 1024:.1f} KB")
+                print(f"{'what':28} {'page p50/p95 ms':>18} {'api p50/p95 ms':>16} {'p50 ratio':>10} {'page KB':>8}")
+                pairs = [("list", "/skills", "/api/v1/skills"),
+                         ("search 'rotate pdf pages'", "/skills?q=rotate+pdf+pages", "/api/v1/skills?q=pdf"),
+                         (f"skill page ({name})", f"/skills/{name}", f"/api/v1/skills/{name}")]
+                for label, page, api in pairs:
+                    p50, p95, size = timed(client, url + page, args.requests)
+                    a50, a95, _ = timed(client, url + api, args.requests)
+                    print(f"{label[:28]:28} {p50:8.1f}/{p95:<8.1f} {a50:7.1f}/{a95:<7.1f} {p50 / a50:9.2f}x "
+                          f"{(size + css) / 1024:7.1f}")
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
