@@ -79,7 +79,8 @@ def test_wellknown_urls_use_the_public_url(settings, client, db):
     user = services.user_create(username="pub")
     services.skill_version_publish(actor=Actor(user), name="pdf-tools", archive=_file(make_zip("pdf-tools")))
     data = client.get("/.well-known/agent-skills/index.json").json()
-    assert data["skills"][0]["url"].startswith("https://skills.example.com/api/v1/")
+    # the archive is served re-rooted under the well-known path, on the public origin
+    assert data["skills"][0]["url"] == "https://skills.example.com/.well-known/agent-skills/pdf-tools/1.0.0.zip"
 
 
 def _file(data: bytes):
