@@ -18,8 +18,7 @@ from registry.models import (
     Token,
     VersionCheck,
 )
-from skillctl.errors import UsageError
-from skillctl.versions import resolve, sort_key
+from skillctl.format.versions import VersionSpecError, resolve, sort_key
 
 # Columns no version listing shows; deferred so a listing does not load and decode them per row.
 VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings")
@@ -48,7 +47,7 @@ def skill_list_visible(
 def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
     """Each skill's default version (see ``default_version``), from one narrow query.
 
-    The pick needs semantic-version order (``skillctl.versions``), which SQL cannot sort by,
+    The pick needs semantic-version order (``skillctl.format.versions``), which SQL cannot sort by,
     so the rows are few narrow columns and the choice is made here.
     """
     skill_ids = list(skill_ids)
@@ -156,7 +155,7 @@ def skill_version_download_allowed(*, actor: Actor, version: SkillVersion) -> bo
 
 
 def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> SkillVersion:
-    """The version a spec selects, with ``skillctl.versions`` — the very rules the client uses."""
+    """The version a spec selects, with ``skillctl.format.versions`` — the very rules the client uses."""
     skill = skill_get_visible(actor=actor, name=name)
     versions = list(skill.versions.live().defer(*VERSION_LISTING_DEFERRED))
     explicit = dict(DistTag.objects.filter(skill=skill).values_list("tag", "version__version"))
@@ -164,8 +163,8 @@ def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> Skill
         # No spec means the `latest` tag: an explicit one wins over the computed default.
         rows = [{"version": v.version, "yanked": v.yanked} for v in versions]
         chosen = resolve(spec, rows, dist_tags=explicit) if spec else default_version(rows, explicit)
-    except UsageError as exc:
-        raise BadRequest("version.spec_invalid", f"{exc.message}. {exc.hint}") from exc
+    except VersionSpecError as exc:
+        raise BadRequest("version.spec_invalid", f"{exc}. {exc.hint}") from exc
     if chosen is None:
         raise not_found("version")
     found = next(v for v in versions if v.version == chosen)

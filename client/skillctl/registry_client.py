@@ -13,9 +13,8 @@ import binascii
 import hashlib
 import os
 import re
-import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +26,7 @@ from skillctl import __version__
 from skillctl.config import Registry, normalise_url
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError
 from skillctl.format.limits import DEFAULT_LIMITS
+from skillctl.reporting import Reporter
 from skillctl.transport import check_request, read_capped, url_problem
 
 API_PREFIX = "/api/v1"
@@ -194,7 +194,7 @@ class RegistryClient:
         dest: Path,
         *,
         expected_sha256: str | None,
-        progress: bool = True,
+        reporter: Reporter | None = None,
     ) -> str:
         """Stream an archive to ``dest`` and return its sha256 once every digest agrees."""
         dest = Path(dest)
@@ -203,7 +203,7 @@ class RegistryClient:
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as fh:
-                actual, announced = self._stream_to(fh, name, version, progress=progress)
+                actual, announced = self._stream_to(fh, name, version, reporter=reporter or Reporter())
             expected = {"expected": expected_sha256.lower()} if expected_sha256 else {}
             _check_digests(f"{name} {version}", actual, {**expected, **announced})
             os.replace(tmp, dest)
@@ -213,7 +213,7 @@ class RegistryClient:
 
     # --- plumbing ------------------------------------------------------------------------
 
-    def _stream_to(self, fh, name: str, version: str, *, progress: bool) -> tuple[str, dict]:
+    def _stream_to(self, fh, name: str, version: str, *, reporter: Reporter) -> tuple[str, dict]:
         path = f"/skills/{_q(name)}/versions/{_q(version)}/download"
         what = f"{name} {version}"
         digest = hashlib.sha256()
@@ -224,7 +224,7 @@ class RegistryClient:
             if total and total > limit:
                 raise _too_large(what, total, limit)
             size = 0
-            with _progress_bar(f"{name} {version}", total, enabled=progress) as advance:
+            with reporter.progress(f"{name} {version}", total) as advance:
                 for chunk in response.iter_bytes(CHUNK_BYTES):
                     size += len(chunk)
                     if size > limit:
@@ -318,19 +318,3 @@ def _too_large(what: str, size: int, limit: int) -> SkillctlError:
         hint="The registry should never serve this; report it to its operators.",
         code="download.too_large",
     )
-
-
-@contextmanager
-def _progress_bar(label: str, total: int | None, *, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar on stderr, only when asked and stderr is a terminal."""
-    if not (enabled and sys.stderr.isatty()):
-        yield lambda _n: None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-
-    from skillctl.console import rich_console
-
-    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    with Progress(*columns, console=rich_console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)

@@ -20,8 +20,7 @@ from registry.models import DistTag, Role, Skill, SkillVersion, TokenScope
 from registry.selectors import skill_get_visible
 from registry.services.audit import audit_record
 from registry.services.summary import skill_summary_refresh
-from skillctl.errors import UsageError
-from skillctl.versions import parse_spec
+from skillctl.format.versions import VersionSpecError, parse_spec
 
 MAX_REASON = 500  # shown in listings and CLI warnings; a paragraph, not an essay
 TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
@@ -89,7 +88,7 @@ def _looks_like_range(tag: str) -> bool:
     """A tag must not read as a version or range (``x``, ``v1``), or resolution would be ambiguous."""
     try:
         return parse_spec(tag).kind != "tag"
-    except UsageError:
+    except VersionSpecError:
         return False
 
 

@@ -9,8 +9,7 @@ from django.test import Client
 
 from registry import services
 from registry.errors import Unauthenticated
-
-from .conftest import make_zip, upload
+from tests.catalog.conftest import make_zip, upload
 
 HOSTILE = """# Title
 

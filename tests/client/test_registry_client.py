@@ -260,20 +260,20 @@ def test_download_cut_mid_body_is_network_error_and_leaves_nothing(server, tmp_p
 def test_progress_bar_draws_on_a_terminal_and_not_otherwise(tmp_path, monkeypatch, capsys):
     import io
 
-    from skillctl import registry_client
+    from skillctl.reporting import ConsoleReporter
 
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
     tty = Tty()
-    monkeypatch.setattr(registry_client.sys, "stderr", tty)
     monkeypatch.setattr("sys.stderr", tty)
     handler = lambda r: archive_response({"Content-Length": str(len(ARCHIVE))})  # noqa: E731
-    client(handler).download("hello", "1.0.0", tmp_path / "a.zip", expected_sha256=SHA)
+    client(handler).download("hello", "1.0.0", tmp_path / "a.zip", expected_sha256=SHA, reporter=ConsoleReporter())
     assert "hello 1.0.0" in tty.getvalue()
     tty.truncate(0)
-    client(handler).download("hello", "1.0.0", tmp_path / "b.zip", expected_sha256=SHA, progress=False)
+    # Library use (no reporter handed in) draws nothing, terminal or not.
+    client(handler).download("hello", "1.0.0", tmp_path / "b.zip", expected_sha256=SHA)
     assert tty.getvalue().strip("\x00") == ""
 
 

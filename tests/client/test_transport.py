@@ -14,11 +14,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from skillctl import cache
 from skillctl.config import Registry
 from skillctl.errors import NetworkError, SkillctlError, UsageError
+from skillctl.installer import cache
+from skillctl.installer.arguments import parse_source
+from skillctl.installer.fetchers import fetch_git, fetch_url
 from skillctl.registry_client import RegistryClient
-from skillctl.sources import fetch_git, fetch_url, parse_source
 from skillctl.transport import url_problem
 
 OUTSIDE = "198.51.100.7"  # TEST-NET-2: never contacted, only named in a Location header
@@ -147,7 +148,7 @@ def test_an_endless_archive_download_stops_at_the_limit_and_leaves_nothing(hosti
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     hostile.routes["/big.zip"] = endless(b"\0" * 65536)
     with pytest.raises(SkillctlError) as err:
-        fetch_url(f"{hostile.url}/big.zip", progress=False)
+        fetch_url(f"{hostile.url}/big.zip")
     assert err.value.code == "download.too_large"
     assert not [p for p in cache.archives_dir().rglob("*") if p.is_file()]
 
@@ -156,7 +157,7 @@ def test_an_archive_url_redirecting_to_plain_http_elsewhere_is_refused(hostile, 
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     hostile.routes["/skill.zip"] = redirect_to(f"http://{OUTSIDE}/skill.zip")
     with pytest.raises(SkillctlError) as err:
-        fetch_url(f"{hostile.url}/skill.zip", progress=False)
+        fetch_url(f"{hostile.url}/skill.zip")
     assert err.value.code == "transport.insecure_url"
 
 
@@ -196,7 +197,7 @@ def test_git_arguments_never_become_options(arg, tmp_path):
 
 def test_git_clone_gets_double_dash_before_the_url(tmp_path, monkeypatch):
     calls = []
-    import skillctl.sources as sources
+    import skillctl.installer.fetchers as sources
 
     def record(*args, what=""):
         calls.append(args)

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ..conftest import free_port
+from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 90  # migrations, collectstatic and the demo seed on a cold machine

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, start_registry
-from .test_install_registry import make
+from tests.e2e.conftest import ROOT, start_registry
+from tests.e2e.test_install_registry import make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -145,7 +145,7 @@ def axe_js() -> Path:
     if not path.exists():
         import shutil
 
-        from ..conftest import require_service
+        from tests.conftest import require_service
 
         npm = shutil.which("npm")
         require_service("npm", bool(npm), "needed to install axe-core")

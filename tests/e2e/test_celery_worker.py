@@ -15,9 +15,9 @@ import httpx
 import pytest
 import redis
 
-from .conftest import ROOT, start_registry
-from .test_checks_live import wait_for_checks
-from .test_install_registry import make
+from tests.e2e.conftest import ROOT, start_registry
+from tests.e2e.test_checks_live import wait_for_checks
+from tests.e2e.test_install_registry import make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 SLOW_TEST = "import time, unittest\nclass T(unittest.TestCase):\n    def test_slow(self):\n        time.sleep(6)\n"

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from .test_install_registry import Cli, make
+from tests.e2e.test_install_registry import Cli, make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

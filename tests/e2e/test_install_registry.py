@@ -154,7 +154,7 @@ def test_acceptance_5_same_name_on_two_registries(registry_factory, tmp_path):
 
 
 def test_cold_install_skips_version_detail_when_no_routing_manifest_is_listed(tmp_path):
-    from .conftest import start_registry
+    from tests.e2e.conftest import start_registry
 
     # Checks off: the manifest check would otherwise list a routing manifest within a second.
     live_registry = start_registry(tmp_path / "reg", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})

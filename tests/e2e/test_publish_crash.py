@@ -16,7 +16,7 @@ import zipfile
 import httpx
 import pytest
 
-from .conftest import _manage, start_registry
+from tests.e2e.conftest import _manage, start_registry
 
 pytestmark = pytest.mark.e2e
 

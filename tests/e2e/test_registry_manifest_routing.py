@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from ..worker.engines.conftest import fake_llm  # noqa: F401 (the fixture)
-from .conftest import start_registry
-from .test_checks_live import wait_for_checks
-from .test_install_registry import Cli, make
+from tests.e2e.conftest import start_registry
+from tests.e2e.test_checks_live import wait_for_checks
+from tests.e2e.test_install_registry import Cli, make
+from tests.worker.engines.conftest import fake_llm  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import require_service
-from .conftest import start_registry
-from .test_install_registry import make
+from tests.conftest import require_service
+from tests.e2e.conftest import start_registry
+from tests.e2e.test_install_registry import make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 SKILLS_CLI = "skills@1.7.4"

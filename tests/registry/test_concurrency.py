@@ -14,8 +14,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from registry.models import Skill, SkillVersion
-
-from .conftest import Api, make_zip, stored_archives
+from tests.registry.conftest import Api, make_zip, stored_archives
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 THREADS = 8

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from registry.names import canonical_name, names_confusable
-
-from .conftest import make_zip
+from tests.registry.conftest import make_zip
 
 pytestmark = pytest.mark.django_db
 

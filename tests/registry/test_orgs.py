@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from registry.models import AuditEvent, Membership
-
-from .conftest import Api, make_zip
+from tests.registry.conftest import Api, make_zip
 
 pytestmark = pytest.mark.django_db
 

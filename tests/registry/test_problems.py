@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from .conftest import Api
+from tests.registry.conftest import Api
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +46,7 @@ def test_throttled_requests_get_429_with_retry_after(settings):
 
 def test_publish_has_its_own_tighter_throttle(settings, alice, token_for):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "100/min", "user": "100/min", "publish": "1/min"}}
-    from .conftest import make_zip
+    from tests.registry.conftest import make_zip
 
     api = Api(token_for(alice, "publish"))
     assert api.publish("one", make_zip("one")).status_code == 201

@@ -10,8 +10,7 @@ import zipfile
 import pytest
 
 from registry.models import AuditEvent, Skill, SkillVersion
-
-from .conftest import make_tar_gz, make_zip, stored_archives, upload, version_count
+from tests.registry.conftest import make_tar_gz, make_zip, stored_archives, upload, version_count
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ import zipfile
 import pytest
 
 from registry.models import Skill
-
-from .conftest import make_zip, stored_archives
+from tests.registry.conftest import make_zip, stored_archives
 
 
 def deflated(name: str, text: str) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import make_zip
+from tests.registry.conftest import make_zip
 
 pytestmark = pytest.mark.django_db
 

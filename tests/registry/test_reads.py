@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from .conftest import make_zip
+from tests.registry.conftest import make_zip
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 
 from registry.storage import ArchiveExists, archive_key
-
-from ..conftest import free_port, require_service, tcp_open
-from .conftest import Api, make_zip
+from tests.conftest import free_port, require_service, tcp_open
+from tests.registry.conftest import Api, make_zip
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,7 @@ import pytest
 from django.utils import timezone
 
 from registry.models import AuditEvent, Token
-
-from .conftest import Api, make_zip
+from tests.registry.conftest import Api, make_zip
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,7 @@ from django.test import Client
 from registry import services
 from registry.access import Actor
 from registry.models import SkillVersion
-
-from .conftest import Api, make_zip
+from tests.registry.conftest import Api, make_zip
 
 
 @pytest.fixture

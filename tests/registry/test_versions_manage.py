@@ -1,6 +1,6 @@
 """Version ranges through the download endpoint (acceptance 6), yank, deprecate and dist-tags.
 
-The rules themselves are ``skillctl.versions`` (exhaustively tested in tests/client/test_versions.py);
+The rules themselves are ``skillctl.format.versions`` (exhaustively tested in tests/client/test_versions.py);
 these cases prove the registry applies exactly them, case by case, on real published versions.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from registry.models import AuditEvent
-
-from .conftest import make_zip
+from tests.registry.conftest import make_zip
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +108,7 @@ def test_other_users_cannot_yank(skill, bob_api):
 
 
 def test_read_token_cannot_yank(skill, alice, token_for):
-    from .conftest import Api
+    from tests.registry.conftest import Api
 
     response = Api(token_for(alice, "read")).post("/api/v1/skills/tool/versions/1.0.0/yank", {})
     assert response.status_code == 403 and response.json()["code"] == "token.scope"

@@ -10,8 +10,7 @@ import zipfile
 import pytest
 
 from registry.models import Owner
-
-from .conftest import Api, make_zip
+from tests.registry.conftest import Api, make_zip
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,8 @@ from skillctl.format.coerce import Reader, jsonable
 from skillctl.format.extensions import KNOWN_KEYS, read_extensions
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.manifest import SPEC_FIELDS, Manifest
+from skillctl.format.names import MAX_NAME, NAME_RE
 
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_NAME = 64  # the specification's limit; names are also folder names and URL parts
 MAX_DESCRIPTION = 1024  # the specification's limit; descriptions go into every prompt
 MAX_COMPATIBILITY = 500  # the specification's limit
 # `Bash(git add:*)` holds a space; split the allowed-tools string on spaces/commas outside (...).

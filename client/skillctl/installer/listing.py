@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skillctl import project
+from skillctl.installer import project
+from skillctl.installer.project import Locked, Scope
 from skillctl.installer.records import describe_locked
-from skillctl.project import Locked, Scope
 
 
 def list_installed(*, project_root: Path | None = None, include_user: bool = False,

@@ -1,95 +1,164 @@
-"""The operations the commands call: install, install from the lock, update, uninstall.
+"""The operations the commands call: install, install from the lock, update, uninstall, verify.
 
-Each runs inside :meth:`Installer.session` and places or removes skills only through
-:meth:`Installer.place` and :meth:`Installer.remove` (:mod:`skillctl.installer.placement`).
+:class:`Operations` is composed, not inherited: a :class:`~skillctl.installer.preparer.Preparer`
+gets sources into the cache, a :class:`~skillctl.installer.placement.Placer` places and removes
+skills under the scope's file lock, and a :class:`~skillctl.installer.verification.Verifier`
+checks them against the lock. Every operation runs inside :meth:`Placer.session`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from skillctl import agents as agent_links
-from skillctl import sources
 from skillctl.errors import SkillctlError, UsageError
-from skillctl.installer.placement import Installer
-from skillctl.installer.records import Change, declared_version, same_origin
-from skillctl.installer.verification import Verification, local_changes
-from skillctl.project import Locked, Wanted, source_kind
-from skillctl.sources import Source
+from skillctl.installer.arguments import Source, SourceKind, parse_source
+from skillctl.installer.placement import Placer
+from skillctl.installer.preparer import Preparer
+from skillctl.installer.project import Locked, Scope, Wanted, source_kind
+from skillctl.installer.records import (
+    Action,
+    Change,
+    LocalChangesError,
+    declared_version,
+    same_origin,
+)
+from skillctl.installer.resolution import RegistryResolver
+from skillctl.installer.state import ScopeState
+from skillctl.installer.verification import Verifier, local_changes
+from skillctl.reporting import Reporter
 
 
-class Operations(Verification, Installer):
+class Operations:
     """install / sync / update / uninstall / verify for one scope."""
 
-    def install(self, args: list[str], *, registry: str = "", agents: list[str] = ()) -> list[Change]:
-        agents = agent_links.expand(list(agents))
-        parsed = []
-        for arg in args:
-            source = sources.parse_source(arg)
-            if source.kind == "registry" and registry and not source.registry:
-                source = Source("registry", name=source.name, spec=source.spec, registry=registry)
-            parsed.append(source)
+    def __init__(self, state: ScopeState, *, preparer: Preparer, placer: Placer, verifier: Verifier) -> None:
+        self.state = state
+        self.scope = state.scope
+        self.preparer = preparer
+        self.placer = placer
+        self.verifier = verifier
+
+    @classmethod
+    def for_scope(
+        cls,
+        scope: Scope,
+        *,
+        config: Any = None,
+        client_factory: Callable | None = None,
+        reporter: Reporter | None = None,
+        force: bool = False,
+    ) -> Operations:
+        """The usual assembly: one resolver, reporter and ``force`` shared by every part."""
+        reporter = reporter or Reporter()
+        state = ScopeState(scope)
+        resolver = RegistryResolver(config=config, client_factory=client_factory, reporter=reporter, force=force)
+        return cls(
+            state,
+            preparer=Preparer(resolver, reporter),
+            placer=Placer(state, reporter=reporter, force=force),
+            verifier=Verifier(state, resolver),
+        )
+
+    @property
+    def force(self) -> bool:
+        return self.placer.force
+
+    @force.setter
+    def force(self, value: bool) -> None:
+        self.placer.force = self.preparer.resolver.force = value
+
+    @property
+    def wanted(self) -> dict[str, Wanted]:
+        return self.state.wanted
+
+    @property
+    def locked(self) -> dict[str, Locked]:
+        return self.state.locked
+
+    def session(self):  # noqa: ANN201 - a context manager
+        return self.placer.session(on_start=self.preparer.resolver.forget_answers)
+
+    # -- install --
+
+    def install(self, args: Sequence[str], *, registry: str = "", agents: Sequence[str] = ()) -> list[Change]:
+        links = agent_links.expand(list(agents))
+        parsed = [self._with_registry(parse_source(arg), registry) for arg in args]
         with self.session():
-            self.warm([(self._effective(s), None) for s in parsed if s.kind == "registry"
-                       and not self._is_current(self._effective(s))])
+            self.preparer.warm(
+                [(self._effective(s), None) for s in parsed if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))]
+            )
             # Every skill is resolved, fetched and verified before the first is placed: a name
             # that does not resolve, a download that fails or a sha256 that does not match
             # leaves everything as it was (like pip and npm), not half of the list installed.
-            placements = [self._plan_one(source, agents) for source in parsed]
-            changes = [place() for place in placements]
-        return changes
+            placements = [self._plan_one(source, links) for source in parsed]
+            return [place() for place in placements]
+
+    @staticmethod
+    def _with_registry(source: Source, registry: str) -> Source:
+        if source.kind is SourceKind.REGISTRY and registry and not source.registry:
+            return Source(SourceKind.REGISTRY, name=source.name, spec=source.spec, registry=registry)
+        return source
 
     def _effective(self, source: Source) -> Source:
         """A registry source with the recorded registry and range filled in."""
         current = self.wanted.get(source.name)
         recorded = current.source.get("registry", "") if current else ""
         spec = source.spec or (current.source.get("version", "") if current else "")
-        return Source("registry", name=source.name, spec=spec, registry=source.registry or recorded)
+        return Source(SourceKind.REGISTRY, name=source.name, spec=spec, registry=source.registry or recorded)
 
     def _is_current(self, source: Source) -> bool:
         """Installed, intact, from the same registry and inside the asked range."""
         current, locked = self.wanted.get(source.name), self.locked.get(source.name)
         return bool(
-            locked and current and self._satisfies(locked, source.spec)
+            locked
+            and current
+            and self._satisfies(locked, source.spec)
             and same_origin(current.source, {**current.source, "registry": source.registry})
-            and not local_changes(self.scope.skills_dir / source.name, locked.files))
+            and not local_changes(self.scope.skills_dir / source.name, locked.files)
+        )
 
     def _install_one(self, source: Source, agents: list[str]) -> Change:
         return self._plan_one(source, agents)()
 
     def _plan_one(self, source: Source, agents: list[str]) -> Callable[[], Change]:
         """Check and fetch one skill now; the returned call places it."""
-        if source.kind != "registry":
-            fetched = self.fetch(source)
-            return lambda: self.place(fetched, wanted_source=source.record(self.scope.base), agents=agents)
+        if source.kind is not SourceKind.REGISTRY:
+            fetched = self.preparer.fetch(source)
+            record = source.record(self.scope.base)
+            return lambda: self.placer.place(fetched, wanted_source=record, agents=agents)
+        self._refuse_registry_switch(source)
+        source = self._effective(source)
+        locked = self.locked.get(source.name)
+        if locked and self._is_current(source):
+            return lambda: self._unchanged(source, locked, agents)
+        if locked and not self.force:
+            self.verifier.refuse_local_changes(source.name, locked)
+        fetched = self.preparer.fetch(source)
+        record = {"registry": fetched.registry_name, "version": source.spec or f"^{fetched.version}"}
+        return lambda: self.placer.place(
+            fetched, wanted_source=record, agents=agents, expect_name=source.name, replace=locked is not None
+        )
+
+    def _refuse_registry_switch(self, source: Source) -> None:
         current = self.wanted.get(source.name)
         recorded = current.source.get("registry", "") if current else ""
         if source.registry and current and source.registry != recorded and not self.force:
             raise SkillctlError(
-                f"{source.name} comes from registry {recorded or 'default'!r}; refusing to switch "
-                f"it to {source.registry!r}",
+                f"{source.name} comes from registry {recorded or 'default'!r}; refusing to switch it to {source.registry!r}",
                 hint="A skill's registry is never switched silently (dependency confusion). "
                 "Uninstall it first, or pass --force.",
                 code="collision",
             )
-        source = self._effective(source)
-        locked = self.locked.get(source.name)
-        if self._is_current(source):
-            return lambda: self._unchanged(source, locked, agents)
-        if locked and not self.force:
-            self._refuse_local_changes(source.name, locked)
-        fetched = self.fetch(source)
-        record = {"registry": fetched.registry_name, "version": source.spec or f"^{fetched.version}"}
-        return lambda: self.place(fetched, wanted_source=record, agents=agents, expect_name=source.name,
-                                  replace=locked is not None)
 
     def _unchanged(self, source: Source, locked: Locked, agents: list[str]) -> Change:
         self._relink(source.name, agents)
-        return Change(source.name, "unchanged", locked.version, locked.version,
-                      source.describe(), str(self.scope.skills_dir / source.name), agents)
+        target = str(self.scope.skills_dir / source.name)
+        return Change(source.name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target, agents)
 
     def _satisfies(self, locked: Locked, spec: str) -> bool:
-        from skillctl import versions
+        from skillctl.format import versions
 
         return not spec or versions.matches(spec, locked.version) or spec == locked.version
 
@@ -97,9 +166,10 @@ class Operations(Verification, Installer):
         if agents:
             wanted = self.wanted[name]
             wanted.agents = sorted(set(wanted.agents) | set(agents))
-            agent_links.link(name, self.scope.skills_dir / name, wanted.agents,
-                             scope=self.scope.name, base=self.scope.base, force=self.force)
-            self._save()
+            agent_links.link(
+                name, self.scope.skills_dir / name, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force
+            )
+            self.state.save()
 
     # -- `install` with no arguments: exactly the lock --
 
@@ -112,20 +182,20 @@ class Operations(Verification, Installer):
                 out.append((name, f"{name} is in skills.toml but not in skills.lock"))
             elif not same_origin(wanted.source, locked.source):
                 out.append((name, f"{name}: skills.toml and skills.lock name different sources"))
-            elif source_kind(wanted.source) == "registry" and not self._satisfies(
-                    locked, wanted.source.get("version", "")):
+            elif source_kind(wanted.source) == "registry" and not self._satisfies(locked, wanted.source.get("version", "")):
                 out.append((name, f"{name}: locked {locked.version} is outside {wanted.source['version']}"))
-        out += [(n, f"{n} is in skills.lock but not in skills.toml")
-                for n in sorted(set(self.locked) - set(self.wanted))]
+        out += [(n, f"{n} is in skills.lock but not in skills.toml") for n in sorted(set(self.locked) - set(self.wanted))]
         return out
 
     def sync(self, *, frozen: bool = False) -> list[Change]:
         with self.session():
             if not self.wanted and self.locked and not self.scope.manifest_path.exists():
-                self.wanted = {n: Wanted(n, dict(e.source)) for n, e in self.locked.items()}
+                self.state.wanted = {n: Wanted(n, dict(e.source)) for n, e in self.locked.items()}
             if not self.wanted and not self.locked:
-                raise UsageError(f"nothing to install: no {self.scope.manifest_path.name} here",
-                                 hint="Run `skillctl install NAME` to add a skill.")
+                raise UsageError(
+                    f"nothing to install: no {self.scope.manifest_path.name} here",
+                    hint="Run `skillctl install NAME` to add a skill.",
+                )
             problems = self.disagreements()
             if frozen and problems:
                 raise SkillctlError(
@@ -134,15 +204,17 @@ class Operations(Verification, Installer):
                     code="lock_mismatch",
                 )
             stale = {name for name, _ in problems}
-            self.warm(self._sync_jobs(stale))
+            self.preparer.warm(self._sync_jobs(stale))
             changes = [self._sync_one(name, stale) for name in sorted(self.wanted)]
-            changes += [self.remove(n) for n in sorted(set(self.locked) - set(self.wanted))]
+            changes += [self.placer.remove(n) for n in sorted(set(self.locked) - set(self.wanted))]
         return changes
 
     def _sync_jobs(self, stale: set[str]) -> list[tuple[Source, Locked | None]]:
-        return [(Source.from_record(n, w.source, self.scope.base), None if n in stale else self.locked[n])
-                for n, w in self.wanted.items()
-                if n in stale or not (self.scope.skills_dir / n).is_dir()]
+        return [
+            (Source.from_record(n, w.source, self.scope.base), None if n in stale else self.locked[n])
+            for n, w in self.wanted.items()
+            if n in stale or not (self.scope.skills_dir / n).is_dir()
+        ]
 
     def _sync_one(self, name: str, stale: set[str]) -> Change:
         wanted, locked = self.wanted[name], self.locked.get(name)
@@ -150,80 +222,65 @@ class Operations(Verification, Installer):
         target = self.scope.skills_dir / name
         if locked is None or name in stale:
             return self._install_one(source, wanted.agents)
-        edits = local_changes(target, locked.files)
-        if not edits:
-            agent_links.link(name, target, wanted.agents, scope=self.scope.name,
-                             base=self.scope.base, force=self.force)
-            return Change(name, "unchanged", locked.version, locked.version, source.describe(),
-                          str(target), wanted.agents)
+        if not local_changes(target, locked.files):
+            agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
+            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), str(target), wanted.agents)
         if target.is_dir() and not self.force:
-            self._refuse_local_changes(name, locked)
-        fetched = self.fetch(source, locked=locked)
-        return self.place(fetched, wanted_source=wanted.source, agents=wanted.agents,
-                          expect_name=name, replace=True)
+            self.verifier.refuse_local_changes(name, locked)
+        fetched = self.preparer.fetch(source, locked=locked)
+        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
 
     # -- update --
 
-    def update(self, names: list[str] = (), *, dry_run: bool = False) -> list[Change]:
+    def update(self, names: Sequence[str] = (), *, dry_run: bool = False) -> list[Change]:
         with self.session():
             unknown = [n for n in names if n not in self.wanted]
             if unknown:
-                raise UsageError(f"not in {self.scope.manifest_path.name}: {', '.join(unknown)}",
-                                 hint="`skillctl list` shows what is installed.")
-            changes, refused = [], []
+                raise UsageError(
+                    f"not in {self.scope.manifest_path.name}: {', '.join(unknown)}",
+                    hint="`skillctl list` shows what is installed.",
+                )
+            changes: list[Change] = []
+            refused: list[LocalChangesError] = []
             for name in names or sorted(self.wanted):
                 try:
                     changes.append(self._update_one(name, dry_run=dry_run))
-                except SkillctlError as err:
-                    if err.code != "local_changes":
-                        raise
+                except LocalChangesError as err:
                     refused.append(err)
             if refused:
-                err = refused[0] if len(refused) == 1 else SkillctlError(
-                    "; ".join(e.message for e in refused), hint=refused[0].hint,
-                    code="local_changes")
-                err.changes = changes  # what did happen, for the command's report
-                raise err
+                message = "; ".join(e.message for e in refused)
+                raise LocalChangesError(message, hint=refused[0].hint, changes=changes)
         return changes
 
     def _update_one(self, name: str, *, dry_run: bool) -> Change:
         wanted, locked = self.wanted[name], self.locked.get(name)
         source = Source.from_record(name, wanted.source, self.scope.base)
         if locked is None:
-            return Change(name, "would-install", "", "", source.describe()) if dry_run \
-                else self._install_one(source, wanted.agents)
-        if source.kind == "registry":
-            new_version, new_sha = self._latest(source, locked)
+            if dry_run:
+                return Change(name, Action.WOULD_INSTALL, "", "", source.describe())
+            return self._install_one(source, wanted.agents)
+        fetched = None
+        if source.kind is SourceKind.REGISTRY:
+            new_version, new_sha = self.preparer.resolver.latest(source, locked)
         else:
-            fetched = self.fetch(source)  # local and git sources: the new content's own version
+            fetched = self.preparer.fetch(source)  # local and git sources: the new content's own version
             new_version, new_sha = fetched.version or declared_version(fetched.archive), fetched.sha256
-        target = self.scope.skills_dir / name
+        target = str(self.scope.skills_dir / name)
         if new_sha == locked.sha256 and new_version == locked.version:
-            return Change(name, "unchanged", locked.version, locked.version, source.describe(),
-                          str(target))
+            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target)
         if not self.force:
-            self._refuse_local_changes(name, locked)
+            self.verifier.refuse_local_changes(name, locked)
         if dry_run:
-            return Change(name, "would-update", locked.version, new_version, source.describe(),
-                          str(target))
-        fetched = self.fetch(source) if source.kind == "registry" else fetched
-        return self.place(fetched, wanted_source=wanted.source, agents=wanted.agents,
-                          expect_name=name, replace=True)
+            return Change(name, Action.WOULD_UPDATE, locked.version, new_version, source.describe(), target)
+        fetched = fetched or self.preparer.fetch(source)
+        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
 
-    def _latest(self, source: Source, locked: Locked) -> tuple[str, str]:
-        from skillctl import versions
+    # -- uninstall and verify --
 
-        registry = self.registry(source.registry)
-        info = self.client(registry).skill(source.name)
-        listed = info.get("versions") or []
-        version = versions.resolve(source.spec, listed, dist_tags=info.get("dist_tags"))
-        if version is None:
-            return locked.version, locked.sha256
-        entry = next((v for v in listed if v.get("version") == version), {})
-        return version, entry.get("sha256") or ""
-
-    # -- uninstall --
-
-    def uninstall(self, names: list[str]) -> list[Change]:
+    def uninstall(self, names: Sequence[str]) -> list[Change]:
         with self.session():
-            return [self.remove(name) for name in names]
+            return [self.placer.remove(name) for name in names]
+
+    def verify(self, names: Sequence[str] = (), *, registry_status: bool = True) -> list[dict]:
+        with self.session():
+            return self.verifier.verify(names, registry_status=registry_status)

@@ -15,7 +15,7 @@ lock, repairs leftovers: an ``old-`` folder is put back if the new one never arr
 deleted), a journal whose files match the folder in place is applied to the lock (else
 dropped), staging folders are deleted. A ``filelock.FileLock`` in ``<work>`` serialises runs.
 
-The named crash points are test-only hooks (:mod:`skillctl.installer.hooks`).
+The named crash points are test-only (:mod:`skillctl.installer.crashpoints`).
 """
 
 from __future__ import annotations
@@ -27,37 +27,42 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from skillctl import agents as agent_links
-from skillctl import console, fileio, project
+from skillctl import fileio
 from skillctl.errors import SkillctlError
-from skillctl.installer.hooks import crash_point
-from skillctl.installer.records import Change, declared_version, describe_locked, same_origin
+from skillctl.installer.arguments import Source
+from skillctl.installer.crashpoints import crash_point
+from skillctl.installer.fetchers import Fetched
+from skillctl.installer.project import Locked, Wanted
+from skillctl.installer.records import (
+    Action,
+    Change,
+    declared_version,
+    describe_locked,
+    same_origin,
+)
+from skillctl.installer.state import ScopeState
 from skillctl.installer.swap import delete, exchange, swap_by_renames
 from skillctl.installer.verification import local_changes
-from skillctl.project import Locked, Scope, Wanted
-from skillctl.sources import Fetched, Fetcher, Source
+from skillctl.reporting import Reporter
 
 LOCK_WAIT_NOTICE_SECONDS = 0.2  # after this, tell the user we are waiting for another run
 
 
-class Installer(Fetcher):
+class Placer:
     """Placing and removing skills in one scope (project or user), under its file lock."""
 
-    def __init__(self, scope: Scope, *, config: Any = None, client_factory: Callable | None = None,
-                 progress: bool = True, force: bool = False) -> None:
-        super().__init__(config=config, client_factory=client_factory, progress=progress,
-                         force=force)
-        self.scope = scope
-        self.wanted: dict[str, Wanted] = {}
-        self.locked: dict[str, Locked] = {}
-
+    def __init__(self, state: ScopeState, *, reporter: Reporter | None = None, force: bool = False) -> None:
+        self.state = state
+        self.scope = state.scope
+        self.reporter = reporter or Reporter()
+        self.force = force
 
     # --- the file lock, recovery and state ----------------------------------------------
 
     @contextmanager
-    def session(self) -> Iterator[None]:
+    def session(self, on_start: Callable[[], None] = lambda: None) -> Iterator[None]:
         """Hold the scope's file lock, repair what a crashed run left, load the state."""
         from filelock import FileLock, Timeout
 
@@ -66,12 +71,11 @@ class Installer(Fetcher):
         try:
             lock.acquire(timeout=LOCK_WAIT_NOTICE_SECONDS)
         except Timeout:
-            console.info(f"waiting for another skillctl working in {self.scope.skills_dir} ...")
+            self.reporter.info(f"waiting for another skillctl working in {self.scope.skills_dir} ...")
             lock.acquire()
         try:
-            self._answers = {}  # registry answers are fresh for every run
-            self.wanted = project.read_manifest(self.scope.manifest_path)
-            self.locked = project.read_lock(self.scope.lock_path)
+            on_start()
+            self.state.load()
             self.recover()
             yield
         finally:
@@ -97,25 +101,12 @@ class Installer(Fetcher):
         target = self.scope.skills_dir / name
         if entry.get("remove"):
             if not target.exists():
-                self._forget(name)
+                self.state.forget(name)
             return
         locked = Locked.from_toml(name, entry["lock"])
         if target.is_dir() and not local_changes(target, locked.files):
-            self._remember(locked, Wanted.from_toml(name, entry["wanted"]))
+            self.state.remember(locked, Wanted.from_toml(name, entry["wanted"]))
 
-    def _remember(self, locked: Locked, wanted: Wanted) -> None:
-        self.locked[locked.name] = locked
-        self.wanted[wanted.name] = wanted
-        self._save()
-
-    def _forget(self, name: str) -> None:
-        self.locked.pop(name, None)
-        self.wanted.pop(name, None)
-        self._save()
-
-    def _save(self) -> None:
-        project.write_lock(self.scope.lock_path, self.locked)
-        project.write_manifest(self.scope.manifest_path, self.wanted)
     # --- placing ------------------------------------------------------------------------
 
     def place(self, fetched: Fetched, *, wanted_source: dict[str, str], agents: list[str],
@@ -126,7 +117,7 @@ class Installer(Fetcher):
         staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
         root = self._extract(fetched.archive, staging)
         name = self._validate(root, expect_name)
-        previous = self.locked.get(name)
+        previous = self.state.locked.get(name)
         if not replace:
             self._check_collision(name, fetched.source, wanted_source)
         locked = Locked(
@@ -135,9 +126,9 @@ class Installer(Fetcher):
             registry_url=fetched.registry_url, commit=fetched.commit,
             files={f.path: f.sha256 for f in folder_files(root)},
         )
-        old_agents = self.wanted[name].agents if name in self.wanted else []
+        old_agents = self.state.wanted[name].agents if name in self.state.wanted else []
         wanted = Wanted(name, wanted_source, sorted(set(old_agents) | set(agents)),
-                        self.wanted[name].extra if name in self.wanted else {})
+                        self.state.wanted[name].extra if name in self.state.wanted else {})
         crash_point("after_extract")
         self._swap(name, root, locked, wanted)
         shutil.rmtree(staging, ignore_errors=True)
@@ -145,9 +136,9 @@ class Installer(Fetcher):
         agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base,
                          force=self.force)
         self._save_routing_manifest(fetched, name)
-        action = "installed" if previous is None else "updated"
+        action = Action.INSTALLED if previous is None else Action.UPDATED
         if previous and previous.sha256 == locked.sha256:
-            action = "restored"  # the locked version, put back (folder deleted or edited)
+            action = Action.RESTORED  # the locked version, put back (folder deleted or edited)
         return Change(name, action, previous.version if previous else "", locked.version,
                       describe_locked(locked), str(target), wanted.agents)
 
@@ -182,15 +173,15 @@ class Installer(Fetcher):
         return name
 
     def _check_collision(self, name: str, source: Source, wanted_source: dict[str, str]) -> None:
-        current = self.wanted.get(name)
+        current = self.state.wanted.get(name)
         target = self.scope.skills_dir / name
-        if current is None and name not in self.locked and not target.exists():
+        if current is None and name not in self.state.locked and not target.exists():
             return
         if current is not None and same_origin(current.source, wanted_source):
             return
         if self.force:
             return
-        where = describe_locked(self.locked[name]) if name in self.locked else (
+        where = describe_locked(self.state.locked[name]) if name in self.state.locked else (
             f"folder {target}" if current is None else "skills.toml")
         raise SkillctlError(
             f"collision: {name} is already installed from {where}; refusing to replace it with "
@@ -212,7 +203,7 @@ class Installer(Fetcher):
             crash_point("after_delete_old")
         else:
             swap_by_renames(new_root, target, work / f"old-{name}")
-        self._remember(locked, wanted)
+        self.state.remember(locked, wanted)
         crash_point("after_lock")
         journal.unlink()
 
@@ -228,17 +219,17 @@ class Installer(Fetcher):
             if data:
                 save_registry_manifest(name, fetched.sha256, data)
         except SkillctlError as err:  # routing falls back to an offline manifest
-            console.warn(f"{name}: routing manifest not saved ({err.message})")
+            self.reporter.warn(f"{name}: routing manifest not saved ({err.message})")
 
     # --- removing -----------------------------------------------------------------------
 
     def remove(self, name: str) -> Change:
         target = self.scope.skills_dir / name
-        if name not in self.locked and name not in self.wanted and not target.exists():
+        if name not in self.state.locked and name not in self.state.wanted and not target.exists():
             raise SkillctlError(f"{name} is not installed in {self.scope.skills_dir}",
                                 hint="`skillctl list` shows what is installed.", code="not_installed")
-        old = self.locked.get(name)
-        agents = self.wanted[name].agents if name in self.wanted else []
+        old = self.state.locked.get(name)
+        agents = self.state.wanted[name].agents if name in self.state.wanted else []
         journal = self.scope.work_dir / f"journal-{name}.json"
         fileio.atomic_write(journal, json.dumps({"name": name, "remove": True}))
         trash = self.scope.work_dir / f"trash-{name}-{secrets.token_hex(4)}"
@@ -247,8 +238,8 @@ class Installer(Fetcher):
             crash_point("uninstall_after_rename")
         agent_links.unlink(name, self.scope.skills_dir, agents, scope=self.scope.name,
                            base=self.scope.base)
-        self._forget(name)
+        self.state.forget(name)
         journal.unlink()
         delete(trash)
-        return Change(name, "removed", old.version if old else "", "",
+        return Change(name, Action.REMOVED, old.version if old else "", "",
                       describe_locked(old) if old else "", str(target))

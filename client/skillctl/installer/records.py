@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from skillctl.project import Locked, source_kind
+from skillctl.errors import SkillctlError
+from skillctl.installer.project import Locked, source_kind
+
+
+class Action(StrEnum):
+    """What an operation did to one skill (the ``action`` of ``--json`` output)."""
+
+    INSTALLED = "installed"
+    UPDATED = "updated"
+    RESTORED = "restored"  # the locked version put back (folder deleted or edited)
+    UNCHANGED = "unchanged"
+    REMOVED = "removed"
+    WOULD_UPDATE = "would-update"
+    WOULD_INSTALL = "would-install"
 
 
 @dataclass
 class Change:
     name: str
-    action: str  # installed | updated | restored | unchanged | removed | would-update | would-install
+    action: Action
     old: str = ""  # version before ("" when none)
     new: str = ""  # version after
     source: str = ""
@@ -20,7 +34,7 @@ class Change:
     agents: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "action": self.action, "from": self.old or None,
+        return {"name": self.name, "action": self.action.value, "from": self.old or None,
                 "to": self.new or None, "source": self.source, "path": self.path,
                 "agents": self.agents}
 
@@ -45,3 +59,13 @@ def declared_version(path: Path) -> str:
     from skillctl.format import load_skill
 
     return load_skill(path).version or ""
+
+
+class LocalChangesError(SkillctlError):
+    """Skills with local edits were not replaced; ``changes`` is what the operation did do."""
+
+    code = "local_changes"
+
+    def __init__(self, message: str, *, hint: str | None = None, changes: list[Change] | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.changes: list[Change] = list(changes or [])

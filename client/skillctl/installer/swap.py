@@ -11,7 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from skillctl.installer.hooks import NO_EXCHANGE_ENV, crash_point
+from skillctl.installer.crashpoints import NO_EXCHANGE_ENV, crash_point
 
 
 def exchange(a: Path, b: Path) -> bool:

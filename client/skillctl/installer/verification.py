@@ -1,16 +1,20 @@
 """Checking installed skills against skills.lock: local-change detection and ``verify``.
 
-``Verification`` is mixed into :class:`~skillctl.installer.operations.Operations`, which holds
-the scope's state (``scope``, ``locked``, ``wanted``, ``session``) and the registry access.
+:class:`Verifier` reads the scope's state and asks the registry (through the resolver) whether
+a locked version was yanked, removed or changed; :class:`~skillctl.installer.operations.Operations`
+runs it inside the scope's session.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from skillctl import console
 from skillctl.errors import SkillctlError
-from skillctl.project import Locked, source_kind
+from skillctl.installer.project import Locked, source_kind
+from skillctl.installer.records import LocalChangesError
+from skillctl.installer.resolution import RegistryResolver
+from skillctl.installer.state import ScopeState
 
 
 def local_changes(folder: Path, files: dict[str, str]) -> list[tuple[str, str]]:
@@ -26,30 +30,31 @@ def local_changes(folder: Path, files: dict[str, str]) -> list[tuple[str, str]]:
     return sorted(out, key=lambda item: item[1])
 
 
-class Verification:
+class Verifier:
     """verify, and the refusal to overwrite a skill someone edited."""
 
-    def _refuse_local_changes(self, name: str, locked: Locked) -> None:
+    def __init__(self, state: ScopeState, resolver: RegistryResolver) -> None:
+        self.state = state
+        self.scope = state.scope
+        self.resolver = resolver
+
+    def refuse_local_changes(self, name: str, locked: Locked) -> None:
         edits = local_changes(self.scope.skills_dir / name, locked.files)
         if edits and (self.scope.skills_dir / name).is_dir():
             listed = ", ".join(f"{path} ({status})" for status, path in edits)
-            raise SkillctlError(
+            raise LocalChangesError(
                 f"{name} has local changes: {listed}",
                 hint="Keep a copy of your edits, then pass --force to replace them.",
-                code="local_changes",
             )
 
-    # -- verify --
-
-    def verify(self, names: list[str] = (), *, registry_status: bool = True) -> list[dict]:
-        """One result per skill: {name, version, ok, problems: [{code, message, path}]}."""
-        with self.session():
-            chosen = names or sorted(set(self.locked) | set(self.wanted))
-            results = [self._verify_one(name, registry_status) for name in chosen]
-        return results
+    def verify(self, names: Sequence[str] = (), *, registry_status: bool = True) -> list[dict]:
+        """One result per skill: {name, version, ok, problems: [{code, message, path}]}.
+        Call it inside the scope's session."""
+        chosen = list(names) or sorted(set(self.state.locked) | set(self.state.wanted))
+        return [self._verify_one(name, registry_status) for name in chosen]
 
     def _verify_one(self, name: str, registry_status: bool) -> dict:
-        locked = self.locked.get(name)
+        locked = self.state.locked.get(name)
         problems: list[dict] = []
         if locked is None:
             problems.append(_problem("not_locked", f"{name} is not in skills.lock"))
@@ -67,11 +72,12 @@ class Verification:
 
     def _registry_problems(self, locked: Locked) -> list[dict]:
         try:
-            registry = self.config.registry_for_url(locked.registry_url) if locked.registry_url \
-                else self.registry(locked.source.get("registry", ""))
-            info = self.client(registry).skill(locked.name)
+            resolver = self.resolver
+            registry = resolver.config.registry_for_url(locked.registry_url) if locked.registry_url \
+                else resolver.registry(locked.source.get("registry", ""))
+            info = resolver.client(registry).skill(locked.name)
         except SkillctlError as err:
-            console.warn(f"{locked.name}: could not ask the registry ({err.message})")
+            self.resolver.reporter.warn(f"{locked.name}: could not ask the registry ({err.message})")
             return []
         entry = next((v for v in info.get("versions") or [] if v.get("version") == locked.version),
                      None)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import pty
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location(
-    "installer_fakes_c", Path(__file__).parents[1] / "test_installer_fakes.py")
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+import tests.client.installer.fakes as F  # noqa: E402
 
 COMMAND = [sys.executable, "-m", "skillctl"]
 

@@ -5,19 +5,16 @@ from __future__ import annotations
 import io
 import os
 import stat
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-import archive_builders as ab  # noqa: E402
-
 from skillctl.errors import SkillctlError  # noqa: E402
 from skillctl.format import Limits  # noqa: E402
 from skillctl.format import archive as archive_module  # noqa: E402
 from skillctl.format.archive import ArchiveError, extract_archive, inspect_archive  # noqa: E402
+from tests.client.format import archive_builders as ab  # noqa: E402
 
 FORMATS = ["zip", "tar.gz"]
 

@@ -8,19 +8,15 @@ from __future__ import annotations
 import io
 import random
 import stat
-import sys
 import tarfile
 import time
 import unicodedata
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-import archive_builders as ab  # noqa: E402
-
 from skillctl.format import CODES, Limits  # noqa: E402
 from skillctl.format.archive import inspect_archive  # noqa: E402
+from tests.client.format import archive_builders as ab  # noqa: E402
 
 FORMATS = ["zip", "tar.gz"]
 

@@ -5,15 +5,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-import archive_builders as ab  # noqa: E402
 
 from skillctl.errors import SkillctlError  # noqa: E402
 from skillctl.format.archive import (  # noqa: E402
@@ -24,6 +20,7 @@ from skillctl.format.archive import (  # noqa: E402
     inspect_archive,
     pack_skill,
 )
+from tests.client.format import archive_builders as ab  # noqa: E402
 
 SUFFIXES = [".zip", ".tar.gz"]
 

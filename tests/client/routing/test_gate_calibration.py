@@ -5,7 +5,6 @@ lexical found). Pure scoring with given cosines, then the real dev split with Mi
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -63,8 +62,7 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
         pytest.skip("the semantic extra is not installed")
     monkeypatch.setenv("SKILLYARD_CORPUS", str(corpus_dir.parent))
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
-    sys.path.insert(0, str(ROOT / "bench"))
-    import route_real
+    from bench import route_real
 
     monkeypatch.setattr(route_real, "CORPUS", corpus_dir)
     rows = [json.loads(line) for line in (route_real.DATA / "requests.jsonl").read_text().splitlines() if line]

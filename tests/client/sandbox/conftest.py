@@ -23,8 +23,7 @@ from skillctl.format import RuntimeSpec
 from skillctl.sandbox import HostCaps, RunRequest, run_skill
 from skillctl.sandbox.bwrap_backend import UID_BASE, UID_SPAN, BwrapBackend
 from skillctl.sandbox.workspace import owner_token
-
-from ...conftest import docker_daemon_ok, require_service
+from tests.conftest import docker_daemon_ok, require_service
 
 # Small on purpose: every limit in the suite is hit within a second or two.
 SUITE_CAPS = HostCaps(

@@ -17,8 +17,7 @@ import pytest
 from skillctl.format import RuntimeSpec
 from skillctl.sandbox.egress import refusal
 from skillctl.sandbox.policy import HostCaps, policy_for
-
-from .conftest import SUITE_CAPS
+from tests.client.sandbox.conftest import SUITE_CAPS
 
 NETWORKED = RuntimeSpec(entrypoint="scripts/main.py", requires_network=True)
 CAPS = HostCaps(**{**SUITE_CAPS.__dict__, "default_timeout_seconds": 15})

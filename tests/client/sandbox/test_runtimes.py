@@ -34,8 +34,7 @@ def test_python311_entrypoint_without_exec_bit_runs(run_payload, last_report):
 
 def test_bash_runtime_runs_a_shell_script(backend, tmp_path):
     from skillctl.sandbox import RunRequest, run_skill
-
-    from .conftest import SUITE_CAPS
+    from tests.client.sandbox.conftest import SUITE_CAPS
 
     skill = tmp_path / "shell"
     (skill / "scripts").mkdir(parents=True)
@@ -52,7 +51,7 @@ def test_a_missing_interpreter_says_which_and_what_to_do(backend, tmp_path):
     if backend == "bwrap":
         pytest.skip("bwrap runs the host's interpreters; the local image is the one without node")
 
-    from .conftest import SUITE_CAPS
+    from tests.client.sandbox.conftest import SUITE_CAPS
 
     skill = tmp_path / "js"
     (skill / "scripts").mkdir(parents=True)

@@ -122,8 +122,8 @@ def pack(app: App, directory: str, output: str, as_json: bool) -> int:
 @pass_app
 def init(app: App, name: str, parent: str, as_json: bool) -> int:
     """Create a new skill skeleton in NAME/ (SKILL.md, scripts/, references/)."""
-    from skillctl.format.fields import MAX_NAME, NAME_RE
     from skillctl.format.load import load_skill
+    from skillctl.format.names import MAX_NAME, NAME_RE
 
     if len(name) > MAX_NAME or not NAME_RE.match(name):
         raise UsageError(

@@ -100,8 +100,8 @@ def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
     SPEC picks the version whose requirements are shown: 1.2.3, ^1.2, ~1.2, >=1,<2 or a tag.
     Exit 1 when no version matches SPEC.
     """
+    from skillctl.format.versions import parse_spec, resolve, sort_key
     from skillctl.registry_client import RegistryClient
-    from skillctl.versions import parse_spec, resolve, sort_key
 
     name, spec = split_ref(ref)
     parse_spec(spec)  # a bad spec is a usage error before any request

@@ -6,14 +6,12 @@ result through :mod:`skillctl.console` (messages to stderr, ``--json`` data to s
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from skillctl import console
 from skillctl.agents import CHOICES as AGENT_CHOICES
 from skillctl.cli.app import App, json_option, pass_app
-from skillctl.errors import ExitCode, SkillctlError, UsageError
+from skillctl.errors import ExitCode, UsageError
 
 
 def _global_option(func):
@@ -28,11 +26,12 @@ def _force_option(func):
 
 def _operations(app: App, global_: bool, force: bool = False):
     from skillctl.installer import Operations
-    from skillctl.project import Scope
+    from skillctl.installer.project import Scope
+    from skillctl.reporting import ConsoleReporter
 
     scope = Scope.user() if global_ else Scope.project()
-    progress = sys.stderr.isatty() and not app.json
-    return Operations(scope, config=app.config, progress=progress, force=force)
+    reporter = ConsoleReporter(progress=not app.json)
+    return Operations.for_scope(scope, config=app.config, reporter=reporter, force=force)
 
 
 def _print_changes(changes, as_json: bool) -> None:
@@ -124,10 +123,12 @@ def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_:
     if names and all_:
         raise UsageError("give NAMES or --all, not both", hint="skillctl update hello")
     ops = _operations(app, global_, force)
+    from skillctl.installer import LocalChangesError
+
     try:
         changes = ops.update(list(names), dry_run=dry_run)
-    except SkillctlError as err:
-        _print_changes(getattr(err, "changes", []), as_json)
+    except LocalChangesError as err:
+        _print_changes(err.changes, as_json)
         raise
     _print_changes(changes, as_json)
     return int(ExitCode.OK)

@@ -35,7 +35,7 @@ def _validated(path: Path):
 
 
 def _version(report, override: str | None) -> str:
-    from skillctl.versions import Version
+    from skillctl.format.versions import Version
 
     version = override or report.version
     if not version:

@@ -6,7 +6,7 @@ import pytest
 
 from skillctl import paths
 from skillctl.errors import SkillctlError
-from skillctl.project import (
+from skillctl.installer.project import (
     Locked,
     Scope,
     Wanted,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skillctl.errors import ExitCode, SkillctlError
-from skillctl.sources import Source, parse_source
+from skillctl.installer.arguments import Source, parse_source
 
 
 @pytest.mark.parametrize(

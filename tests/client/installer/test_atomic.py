@@ -8,7 +8,6 @@ agreement.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -17,12 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from skillctl.project import read_lock
-
-_spec = importlib.util.spec_from_file_location(
-    "installer_fakes_a", Path(__file__).with_name("test_installer_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+import tests.client.installer.fakes as F  # noqa: E402
+from skillctl.installer.project import read_lock
 
 UPDATE_POINTS = ["after_extract", "after_journal", "after_swap", "after_delete_old", "after_lock"]
 FALLBACK_POINTS = ["after_rename_old", "after_swap", "after_delete_old"]

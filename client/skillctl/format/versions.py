@@ -22,13 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
-from skillctl.errors import UsageError
-from skillctl.format.semver import MAX_NUMBER_DIGITS, MAX_VERSION_CHARS
+from skillctl.format.semver import MAX_NUMBER_DIGITS, MAX_VERSION_CHARS, SEMVER
 
-_VERSION_RE = re.compile(
-    r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
-)
 _PARTIAL_RE = re.compile(r"^v?(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?$")
 _COMPARATOR_RE = re.compile(r"^(\^|~=|~|>=|<=|>|<|==|=|!=)?(\S+)$")
 _TAG_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
@@ -48,7 +43,7 @@ class Version:
         text = text.strip()
         if len(text) > MAX_VERSION_CHARS or any(len(n) > MAX_NUMBER_DIGITS for n in re.findall(r"\d+", text)):
             return None  # what no registry may publish (format.semver); int() of 5,000 digits raises
-        m = _VERSION_RE.match(text)
+        m = SEMVER.match(text[1:] if text[:1] == "v" else text)
         if not m:
             return None
         pre = tuple(int(p) if p.isdigit() else p for p in m.group(4).split(".")) if m.group(4) else ()
@@ -205,8 +200,19 @@ def _bump(parts: list[int], index: int) -> Version:
     return Version(*(head + [0, 0, 0])[:3], pre=(0,))
 
 
-def _bad(spec: str) -> UsageError:
-    return UsageError(f"invalid version spec {spec!r}", hint=_SPEC_HINT, code="version.spec")
+class VersionSpecError(ValueError):
+    """A spec that is no version, range or dist-tag (the CLI reports it as a usage error)."""
+
+    code = "version.spec"
+
+    def __init__(self, spec: str) -> None:
+        super().__init__(f"invalid version spec {spec!r}")
+        self.spec = spec
+        self.hint = _SPEC_HINT
+
+
+def _bad(spec: str) -> VersionSpecError:
+    return VersionSpecError(spec)
 
 
 def matches(spec: str, version: str) -> bool:

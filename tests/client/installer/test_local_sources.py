@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import shutil
 import subprocess
 import threading
@@ -12,15 +11,11 @@ from pathlib import Path
 
 import pytest
 
+import tests.client.installer.fakes as F  # noqa: E402
 from skillctl.config import Config
 from skillctl.errors import ExitCode, SkillctlError
 from skillctl.installer import Operations
-from skillctl.project import Scope, read_lock, read_manifest
-
-_spec = importlib.util.spec_from_file_location(
-    "installer_fakes_s", Path(__file__).with_name("test_installer_fakes.py"))
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from skillctl.installer.project import Scope, read_lock, read_manifest
 
 
 @pytest.fixture
@@ -34,7 +29,7 @@ def proj(tmp_path, monkeypatch):
 
 
 def ops(root: Path, force: bool = False) -> Operations:
-    return Operations(Scope.project(root), config=Config(), progress=False, force=force)
+    return Operations.for_scope(Scope.project(root), config=Config(), force=force)
 
 
 def installed_version(root: Path, name: str) -> str:

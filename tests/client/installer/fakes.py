@@ -2,7 +2,7 @@
 
 It stands in for the internet edge only: the client under test uses its real HTTP client,
 cache, extraction and file system. (tests/e2e runs the same flows against the real Django
-registry.) Other test modules load this file by path (tests are not a package).
+registry.) Test modules import it as ``tests.client.installer.fakes``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
-
-import httpx
 
 SKILL_MD = """---
 name: {name}
@@ -127,16 +125,3 @@ class FakeRegistry:
                 self.wfile.write(raw)
 
         return Handler
-
-
-def test_fake_registry_serves_the_v1_read_contract(tmp_path):
-    reg = FakeRegistry(tmp_path)
-    try:
-        sha = reg.publish("hello", "1.0.0")
-        detail = httpx.get(f"{reg.url}/api/v1/skills/hello").json()
-        assert detail["versions"][0]["sha256"] == sha
-        data = httpx.get(f"{reg.url}/api/v1/skills/hello/versions/1.0.0/download").content
-        assert hashlib.sha256(data).hexdigest() == sha
-        assert httpx.get(f"{reg.url}/api/v1/skills/nope").status_code == 404
-    finally:
-        reg.close()

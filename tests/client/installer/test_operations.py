@@ -8,17 +8,11 @@ from pathlib import Path
 
 import pytest
 
+import tests.client.installer.fakes as F  # noqa: E402
 from skillctl.config import Config, Registry
 from skillctl.errors import ExitCode, SkillctlError
 from skillctl.installer import Operations
-from skillctl.project import Scope, read_lock, read_manifest
-
-fakes = Path(__file__).with_name("test_installer_fakes.py")
-import importlib.util  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("installer_fakes_t", fakes)
-F = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(F)
+from skillctl.installer.project import Scope, read_lock, read_manifest
 
 
 @pytest.fixture
@@ -43,7 +37,7 @@ def registry(tmp_path):
 
 def ops_for(proj: Path, *regs: tuple[str, str], default: str = "main", force: bool = False) -> Operations:
     config = Config(registries={n: Registry(n, url) for n, url in regs}, default_registry=default)
-    return Operations(Scope.project(proj), config=config, progress=False, force=force)
+    return Operations.for_scope(Scope.project(proj), config=config, force=force)
 
 
 @pytest.fixture
@@ -283,7 +277,7 @@ def test_listed_routing_manifest_is_fetched_and_saved(ops, registry, monkeypatch
 def test_global_scope_has_its_own_lock(env, registry, tmp_path):
     registry.publish("hello", "1.0.0")
     config = Config(registries={"main": Registry("main", registry.url)}, default_registry="main")
-    ops = Operations(Scope.user(), config=config, progress=False)
+    ops = Operations.for_scope(Scope.user(), config=config)
     ops.install(["hello"])
     user = tmp_path / "user/.agents"
     assert (user / "skills/hello/SKILL.md").exists() and (user / "skills.lock").exists()
@@ -314,6 +308,6 @@ def test_one_registry_client_serves_a_whole_install(env, registry):
     for name in ("hello", "world", "again"):
         registry.publish(name, "1.0.0")
     config = Config(registries={"main": Registry("main", registry.url)}, default_registry="main")
-    ops = Operations(Scope.project(env), config=config, progress=False, client_factory=factory)
+    ops = Operations.for_scope(Scope.project(env), config=config, client_factory=factory)
     ops.install(["hello", "world", "again"])  # warm-up threads and the serial pass alike
     assert made == [registry.url]

@@ -1,4 +1,4 @@
-"""Test-only hooks that stop a run at a named point, for the atomicity and lock tests.
+"""Test-only crash and pause points, for the atomicity and lock tests (not agent hooks).
 
 ``SKILLYARD_TEST_CRASH_AT=<point>`` SIGKILLs the process at that point (``after_extract``,
 ``after_journal``, ``after_rename_old``, ``after_swap``, ``after_delete_old``, ``after_lock``,

@@ -1,0 +1,242 @@
+"""Registry sources: which registry, which version, and the archive in the cache.
+
+:class:`RegistryResolver` picks the registry a skill uses (recorded name or URL, else the
+default), resolves a version spec against the registry's listing, refuses what the registry's
+security scan found malicious, and downloads the archive with its digests checked. Registry
+answers are kept for one run, and :meth:`RegistryResolver.warm` fetches many skills
+concurrently so the serial placing pass finds everything ready.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from skillctl.errors import IntegrityError, SkillctlError
+from skillctl.installer import cache
+from skillctl.installer.arguments import Source, SourceKind
+from skillctl.installer.fetchers import Fetched
+from skillctl.installer.project import Locked
+from skillctl.reporting import Reporter
+
+WARM_WORKERS = 8  # concurrent registry downloads: enough to hide latency, polite to a registry
+
+
+class RegistryResolver:
+    """Registry access for one run: the config, one HTTP client per registry, kept answers."""
+
+    def __init__(
+        self,
+        *,
+        config: Any = None,
+        client_factory: Callable | None = None,
+        reporter: Reporter | None = None,
+        force: bool = False,
+    ) -> None:
+        self._config = config
+        self._client_factory = client_factory
+        self.reporter = reporter or Reporter()
+        self.force = force  # re-resolve a skill whose registry URL changed since it was locked
+        self._answers: dict[tuple, Any] = {}
+        self._clients: dict[tuple, Any] = {}
+        self._clients_lock = threading.Lock()
+
+    @property
+    def config(self) -> Any:
+        if self._config is None:
+            from skillctl.config import load_config
+
+            self._config = load_config()
+        return self._config
+
+    def forget_answers(self) -> None:
+        """Registry answers are fresh for every run (an install session)."""
+        self._answers = {}
+
+    def registry(self, recorded: str = "") -> Any:
+        """The registry a skill uses: the recorded name (or URL), else the default."""
+        if "://" in recorded:
+            return self.config.registry_for_url(recorded)
+        return self.config.registry(recorded or None)
+
+    def client(self, registry: Any) -> Any:
+        """One client per registry for the run: a new one costs ~20 ms (TLS trust store) and
+        loses the kept-alive connections. The warm-up threads share it (httpx is thread-safe)."""
+        key = (registry.url, registry.token)
+        with self._clients_lock:
+            if key not in self._clients:
+                if self._client_factory is None:
+                    from skillctl.registry_client import RegistryClient
+
+                    self._client_factory = RegistryClient
+                self._clients[key] = self._client_factory(registry)
+            return self._clients[key]
+
+    def listing(self, source: Source) -> dict:
+        """The registry's answer for one skill (its versions and dist-tags), kept for the run."""
+        registry = self.registry(source.registry)
+        client = self.client(registry)
+        return self._memo(("skill", registry.url, source.name), lambda: client.skill(source.name))
+
+    # --- fetching -----------------------------------------------------------------------
+
+    def fetch(self, source: Source, locked: Locked | None = None) -> Fetched:
+        """The archive of ``source`` in the cache; with ``locked``, exactly what the lock says."""
+        registry = self.registry(source.registry)
+        recorded = registry.url if registry.name in ("env", registry.url) else registry.name
+        self._refuse_switched_registry(source, locked, registry, recorded)
+        if locked and (hit := cache.lookup(locked.sha256)):
+            # Exactly what was locked, from the cache: no registry request at all (offline CI).
+            return Fetched(hit, locked.sha256, source, locked.version, recorded, registry.url)
+        client = self.client(registry)
+        info = self.listing(source)
+        listed = info.get("versions") or []
+        version = locked.version if locked else self._resolve(source, info, recorded)
+        entry = next((v for v in listed if v.get("version") == version), {})
+        listed_sha = entry.get("sha256") or ""
+        if locked and listed_sha and listed_sha != locked.sha256:
+            raise IntegrityError(
+                f"{recorded} lists sha256 {listed_sha} for {source.name} {version}, "
+                f"but the lock recorded {locked.sha256}",
+                hint="A published version must never change; do not trust this registry's copy.",
+            )
+        self._check_scan(client, source.name, version, entry)
+        archive, sha = self._download(client, source.name, version, locked.sha256 if locked else listed_sha)
+        if entry.get("has_routing_manifest") is False:
+            # Nothing to fetch. A registry without the field leaves it missing: ask, as before.
+            return Fetched(archive, sha, source, version, recorded, registry.url)
+        key = ("version", registry.url, source.name, version)
+        return Fetched(
+            archive,
+            sha,
+            source,
+            version,
+            recorded,
+            registry.url,
+            detail=lambda: self._memo(key, lambda: client.version(source.name, version)),
+        )
+
+    def _refuse_switched_registry(self, source: Source, locked: Locked | None, registry: Any, recorded: str) -> None:
+        if not locked or not locked.registry_url or self.force:
+            return
+        if locked.registry_url.rstrip("/") != registry.url.rstrip("/"):
+            raise SkillctlError(
+                f"{source.name} was locked from {locked.registry_url}, but registry {recorded!r} is now {registry.url}",
+                hint="A skill's registry is never switched silently. Fix the registry's URL in "
+                "your config, or pass --force to re-resolve it from the new registry.",
+                code="registry_changed",
+            )
+
+    def _resolve(self, source: Source, info: dict, recorded: str) -> str:
+        from skillctl.format import versions
+
+        version = versions.resolve(source.spec, info.get("versions") or [], dist_tags=info.get("dist_tags"))
+        if version is None:
+            raise SkillctlError(
+                f"no version of {source.name} matches {source.spec or 'any'!r} on {recorded}",
+                hint=f"Run `skillctl show {source.name}` to see its versions.",
+                code="no_matching_version",
+            )
+        return version
+
+    def latest(self, source: Source, locked: Locked) -> tuple[str, str]:
+        """(version, sha256) the spec selects today; the locked pair when nothing matches."""
+        from skillctl.format import versions
+
+        info = self.client(self.registry(source.registry)).skill(source.name)
+        listed = info.get("versions") or []
+        version = versions.resolve(source.spec, listed, dist_tags=info.get("dist_tags"))
+        if version is None:
+            return locked.version, locked.sha256
+        entry = next((v for v in listed if v.get("version") == version), {})
+        return version, entry.get("sha256") or ""
+
+    def _check_scan(self, client: Any, name: str, version: str, entry: dict) -> None:
+        """The registry's security scan: malicious is refused; warn shows the findings and asks
+        on a terminal, else needs --force (docs/scanner.md)."""
+        verdict = entry.get("scan_verdict") or ""
+        if verdict not in ("warn", "malicious"):
+            return
+        detail = self._memo(("version", client.registry.url, name, version), lambda: client.version(name, version))
+        findings = ((detail.get("checks") or {}).get("scan") or {}).get("findings") or []
+        lines = "\n".join(
+            f"  {f.get('severity')} {f.get('rule')} {f.get('path')}:{f.get('line') or ''} {f.get('message')}"
+            for f in findings[:20]
+            if isinstance(f, dict)
+        )
+        if verdict == "malicious":
+            raise SkillctlError(
+                f"{name} {version} was found malicious by the registry's security scan:\n{lines}",
+                hint="It is not installed. If you think the scan is wrong, tell the registry's operators.",
+                code="install.malicious",
+            )
+        self.reporter.warn(f"{name} {version}: the registry's security scan warns:\n{lines}")
+        if self.force or self.reporter.confirm(f"Install {name} {version} anyway?"):
+            return
+        raise SkillctlError(
+            f"{name} {version} has security warnings and was not installed",
+            hint="Read the findings above; pass --force to install it anyway.",
+            code="install.scan_warn",
+        )
+
+    def _memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """Registry answers, kept for one run (the concurrent warm-up fills it)."""
+        if key not in self._answers:
+            self._answers[key] = compute()
+        return self._answers[key]
+
+    def _download(self, client: Any, name: str, version: str, expected: str) -> tuple[Path, str]:
+        if hit := cache.lookup(expected):
+            return hit, expected
+        tmp = cache.temp_path()
+        try:
+            sha = client.download(name, version, tmp, expected_sha256=expected or None, reporter=self.reporter)
+            if expected and sha != expected:  # belt and braces: the client checks this too
+                raise IntegrityError(
+                    f"{name} {version}: sha256 {sha}, expected {expected}",
+                    hint="Do not trust this download; try again or report it.",
+                )
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return cache.store(tmp, sha), sha
+
+    # --- concurrent warm-up -------------------------------------------------------------
+
+    def warm(self, jobs: list[tuple[Source, Locked | None]]) -> None:
+        """Resolve and download registry skills concurrently into the cache.
+
+        Placing stays serial under the file lock; this only makes the serial pass find every
+        answer and archive ready. Errors are left for the serial pass to report.
+        """
+        jobs = [(s, lk) for s, lk in jobs if s.kind is SourceKind.REGISTRY and not (lk and cache.lookup(lk.sha256))]
+        if len(jobs) < 2:
+            return
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        with (
+            self.reporter.progress(f"downloading {len(jobs)} skills", len(jobs), unit="items") as advance,
+            self.reporter.quiet_progress(),
+            ThreadPoolExecutor(max_workers=WARM_WORKERS) as pool,
+        ):
+            for future in as_completed([pool.submit(self._warm_one, s, lk) for s, lk in jobs]):
+                future.result()
+                advance(1)
+
+    def _warm_one(self, source: Source, locked: Locked | None) -> None:
+        try:
+            fetched = self.fetch(source, locked)
+            if fetched.detail is not None and _routing_wanted():
+                fetched.detail()
+        except SkillctlError:
+            pass
+
+
+def _routing_wanted() -> bool:
+    try:
+        import skillctl.routing.manifests  # noqa: F401
+    except ImportError:
+        return False
+    return True
