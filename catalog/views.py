@@ -113,12 +113,12 @@ def manage_version(request, name: str, version: str):
     actor, action = _actor(request), request.POST.get("action", "")
     try:
         if action == "yank":
-            services.skill_version_yank(actor=actor, name=name, version=version, reason=request.POST.get("reason", "")[:500])
+            services.skill_version_yank(actor=actor, name=name, version=version, reason=request.POST.get("reason", ""))
         elif action == "unyank":
             services.skill_version_unyank(actor=actor, name=name, version=version)
         elif action == "deprecate":
             services.skill_version_deprecate(actor=actor, name=name, version=version,
-                                             message=request.POST.get("message", "")[:500])
+                                             message=request.POST.get("message", ""))
         elif action == "tag":
             services.skill_dist_tag_set(actor=actor, name=name, tag=request.POST.get("tag", "").strip(), version=version)
         else:
@@ -134,7 +134,7 @@ def manage_version(request, name: str, version: str):
 @require_http_methods(["POST"])
 def manage_members(request, owner: str):
     """Org owners and admins add, change and remove members."""
-    org, actor = services.owner_get(name=owner), _actor(request)
+    org, actor = selectors.owner_get(name=owner), _actor(request)
     try:
         if request.POST.get("remove"):
             services.org_member_remove(actor=actor, org=org, username=request.POST["remove"])
@@ -185,7 +185,7 @@ def _read_member(sv: SkillVersion, path: str) -> bytes | None:
 
 
 def owner_page(request, owner: str):
-    found = services.owner_get(name=owner)
+    found = selectors.owner_get(name=owner)
     skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
     members = selectors.owner_members_visible(actor=_actor(request), owner=found)
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
@@ -264,7 +264,7 @@ def tokens(request):
                 owner = request.POST.get("owner") or None
                 _, secret = services.token_create(
                     actor=actor, scope=request.POST.get("scope", "read"), name=request.POST.get("name", "")[:100],
-                    owner=services.owner_get(name=owner) if owner else None)
+                    owner=selectors.owner_get(name=owner) if owner else None)
         except (RegistryError, ValueError) as exc:
             problem = str(exc)
     owners = [m.owner for m in selectors.user_memberships(user=request.user)]

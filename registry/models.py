@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from skillctl.format.limits import MAX_REASON_CHARS
+
 
 class Role(models.TextChoices):
     OWNER = "owner"
@@ -136,8 +138,8 @@ class SkillVersion(models.Model):
     warnings = models.JSONField(default=list)  # [{code, message, path}] from validation
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PUBLISHED)
     yanked = models.BooleanField(default=False)
-    yanked_reason = models.CharField(max_length=500, blank=True)
-    deprecated = models.CharField(max_length=500, blank=True)  # the message; empty = not deprecated
+    yanked_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
+    deprecated = models.CharField(max_length=MAX_REASON_CHARS, blank=True)  # the message; empty = not deprecated
     downloads = models.BigIntegerField(default=0)
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from registry.access import Actor, owner_role
-from registry.errors import BadRequest, not_found
+from registry.errors import BadRequest, NotFound, Unauthenticated, not_found
 from registry.models import (
     AuditEvent,
     DistTag,
@@ -228,3 +228,26 @@ def audit_list(*, skill: str = "", owner: str = "") -> QuerySet[AuditEvent]:
     if owner:
         events = events.filter(owner=owner)
     return events
+
+
+def owner_get(*, name: str) -> Owner:
+    owner = Owner.objects.filter(name=name).first()
+    if owner is None:
+        raise NotFound("owner.not_found", f"No owner named {name!r}.")
+    return owner
+
+
+def token_get_live(*, secret: str) -> Token:
+    """The token for ``secret`` when it may be used now; Unauthenticated with the reason's code."""
+    from django.utils import timezone
+
+    from registry.services.accounts import token_digest
+
+    token = Token.objects.select_related("user", "owner").filter(digest=token_digest(secret)).first()
+    if token is None or not token.user.is_active:
+        raise Unauthenticated("token.invalid", "The token is not valid.")
+    if token.revoked_at is not None:
+        raise Unauthenticated("token.revoked", "The token was revoked.")
+    if token.expires_at is not None and token.expires_at <= timezone.now():
+        raise Unauthenticated("token.expired", "The token has expired.")
+    return token

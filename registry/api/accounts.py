@@ -54,13 +54,13 @@ class OrgDetail(APIView):
     @extend_schema(responses=OrgOut)
     def get(self, request, org: str):
         """An organisation; members are listed to members only."""
-        return Response(_org_body(services.owner_get(name=org), request))
+        return Response(_org_body(selectors.owner_get(name=org), request))
 
 
 class OrgMembers(APIView):
     @extend_schema(responses=MemberOut(many=True))
     def get(self, request, org: str):
-        owner = services.owner_get(name=org)
+        owner = selectors.owner_get(name=org)
         members = selectors.owner_members_visible(actor=_signed_in(request), owner=owner)
         if members is None:
             raise Forbidden("permission.role", f"Only members of {org} (with a token valid for it) see its members.")
@@ -71,14 +71,14 @@ class OrgMembers(APIView):
         """Add a member or change their role (admin; only owners make owners)."""
         form = MemberIn(data=request.data)
         form.is_valid(raise_exception=True)
-        membership = services.org_member_set(actor=request_actor(request), org=services.owner_get(name=org), **form.validated_data)
+        membership = services.org_member_set(actor=request_actor(request), org=selectors.owner_get(name=org), **form.validated_data)
         return Response(MemberOut(membership).data, status=status.HTTP_201_CREATED)
 
 
 class OrgMemberDetail(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request, org: str, username: str):
-        services.org_member_remove(actor=request_actor(request), org=services.owner_get(name=org), username=username)
+        services.org_member_remove(actor=request_actor(request), org=selectors.owner_get(name=org), username=username)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -94,7 +94,7 @@ class TokenList(APIView):
         form = TokenIn(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        owner = services.owner_get(name=data["owner"]) if data.get("owner") else None
+        owner = selectors.owner_get(name=data["owner"]) if data.get("owner") else None
         token, secret = services.token_create(
             actor=request_actor(request), scope=data["scope"], owner=owner, name=data["name"], expires_days=data.get("expires_days")
         )
@@ -115,7 +115,7 @@ class Me(APIView):
     def get(self, request):
         """Who the request is authenticated as, their owners and roles, and the token used."""
         actor = _signed_in(request)
-        services.user_owner_get(user=actor.user)
+        services.user_owner_ensure(user=actor.user)
         return Response({
             "username": actor.user.username,
             "owners": MembershipOut(selectors.user_memberships(user=actor.user), many=True).data,

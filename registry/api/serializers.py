@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from registry import selectors
 from registry.models import Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
+from skillctl.format.limits import MAX_REASON_CHARS
 
 
 def absolute_url(request, path: str) -> str:
@@ -31,11 +32,11 @@ class PublishIn(serializers.Serializer):
 
 
 class YankIn(serializers.Serializer):
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=MAX_REASON_CHARS)
 
 
 class DeprecateIn(serializers.Serializer):
-    message = serializers.CharField(allow_blank=True, max_length=500, help_text="Empty clears it.")
+    message = serializers.CharField(allow_blank=True, max_length=MAX_REASON_CHARS, help_text="Empty clears it.")
 
 
 class DistTagIn(serializers.Serializer):

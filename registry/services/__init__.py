@@ -7,12 +7,11 @@ from registry.services.accounts import (
     org_create,
     org_member_remove,
     org_member_set,
-    owner_get,
     token_authenticate,
     token_create,
     token_revoke,
     user_create,
-    user_owner_get,
+    user_owner_ensure,
 )
 from registry.services.audit import audit_record
 from registry.services.checks import (
@@ -53,7 +52,6 @@ __all__ = [
     "org_create",
     "org_member_remove",
     "org_member_set",
-    "owner_get",
     "skill_delete",
     "skill_dist_tag_remove",
     "skill_dist_tag_set",
@@ -68,5 +66,5 @@ __all__ = [
     "token_create",
     "token_revoke",
     "user_create",
-    "user_owner_get",
+    "user_owner_ensure",
 ]

@@ -44,11 +44,11 @@ def user_create(*, username: str, password: str | None = None, email: str = "", 
     user = get_user_model().objects.create_user(
         username=username, password=password, email=email, is_staff=is_staff, is_superuser=is_staff
     )
-    user_owner_get(user=user)
+    user_owner_ensure(user=user)
     return user
 
 
-def user_owner_get(*, user) -> Owner:
+def user_owner_ensure(*, user) -> Owner:
     """The user's personal owner, created on first need (users may come from createsuperuser)."""
     owner = Owner.objects.filter(user=user).first()
     if owner is None:
@@ -58,20 +58,13 @@ def user_owner_get(*, user) -> Owner:
     return owner
 
 
-def owner_get(*, name: str) -> Owner:
-    owner = Owner.objects.filter(name=name).first()
-    if owner is None:
-        raise NotFound("owner.not_found", f"No owner named {name!r}.")
-    return owner
-
-
 @transaction.atomic
 def org_create(*, actor: Actor, name: str) -> Owner:
     if not actor.is_authenticated:
         raise Unauthenticated("auth.required", "Sign in or send a token to create an organisation.")
     if actor.token is not None and actor.token.scope != TokenScope.ADMIN:
         raise Forbidden("token.scope", "Creating an organisation needs an admin token.")
-    user_owner_get(user=actor.user)  # the creator's own namespace claims their name first
+    user_owner_ensure(user=actor.user)  # the creator's own namespace claims their name first
     org = _owner_create(name=name, kind=Owner.Kind.ORG)
     Membership.objects.create(owner=org, user=actor.user, role=Role.OWNER)
     audit_record(actor=actor, action="org.create", owner=org.name)
@@ -171,15 +164,11 @@ def token_revoke(*, actor: Actor, token_id: int) -> Token:
 
 
 def token_authenticate(*, secret: str) -> Token:
-    """The live token for ``secret``; raises Unauthenticated with the reason's code."""
-    token = Token.objects.select_related("user", "owner").filter(digest=token_digest(secret)).first()
+    """The live token for ``secret``, its use recorded; raises Unauthenticated with the reason's code."""
+    from registry.selectors import token_get_live
+
+    token = token_get_live(secret=secret)
     now = timezone.now()
-    if token is None or not token.user.is_active:
-        raise Unauthenticated("token.invalid", "The token is not valid.")
-    if token.revoked_at is not None:
-        raise Unauthenticated("token.revoked", "The token was revoked.")
-    if token.expires_at is not None and token.expires_at <= now:
-        raise Unauthenticated("token.expired", "The token has expired.")
     resolution = timedelta(seconds=settings.SKILLYARD_TOKEN_LAST_USED_RESOLUTION_SECONDS)
     if token.last_used_at is None or now - token.last_used_at > resolution:
         Token.objects.filter(id=token.id).update(last_used_at=now)

@@ -19,7 +19,8 @@ from registry.access import Actor, owner_role, require
 from registry.errors import Conflict, Invalid, TooLarge, Unauthenticated
 from registry.models import Owner, Role, Skill, SkillVersion, TokenScope, Visibility
 from registry.names import canonical_name
-from registry.services.accounts import owner_get, user_owner_get
+from registry.selectors import owner_get
+from registry.services.accounts import user_owner_ensure
 from registry.services.audit import audit_record
 from registry.services.checks import checks_create
 from registry.services.summary import skill_summary_refresh
@@ -113,7 +114,7 @@ def _default_owner(actor: Actor) -> Owner:
     token = actor.token
     if token is not None and token.owner_id is not None:
         return token.owner
-    return user_owner_get(user=actor.user)
+    return user_owner_ensure(user=actor.user)
 
 
 def _check_archive(*, archive: IO[bytes], name: str, version: str | None) -> _Checked:

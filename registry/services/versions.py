@@ -20,9 +20,9 @@ from registry.models import DistTag, Role, Skill, SkillVersion, TokenScope
 from registry.selectors import skill_get_visible
 from registry.services.audit import audit_record
 from registry.services.summary import skill_summary_refresh
+from skillctl.format.limits import MAX_REASON_CHARS
 from skillctl.format.versions import VersionSpecError, parse_spec
 
-MAX_REASON = 500  # shown in listings and CLI warnings; a paragraph, not an essay
 TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 
 
@@ -41,8 +41,8 @@ def _audit(actor: Actor, action: str, sv: SkillVersion, **data) -> None:
 
 @transaction.atomic
 def skill_version_yank(*, actor: Actor, name: str, version: str, reason: str = "") -> SkillVersion:
-    if len(reason) > MAX_REASON:
-        raise Invalid("yank.reason_too_long", f"The reason is limited to {MAX_REASON} characters.")
+    if len(reason) > MAX_REASON_CHARS:
+        raise Invalid("yank.reason_too_long", f"The reason is limited to {MAX_REASON_CHARS} characters.")
     sv = _version_for_write(actor=actor, name=name, version=version)
     sv.yanked, sv.yanked_reason = True, reason
     sv.save(update_fields=["yanked", "yanked_reason"])
@@ -64,8 +64,8 @@ def skill_version_unyank(*, actor: Actor, name: str, version: str) -> SkillVersi
 @transaction.atomic
 def skill_version_deprecate(*, actor: Actor, name: str, version: str, message: str) -> SkillVersion:
     """Set (or, with an empty message, clear) a version's deprecation message."""
-    if len(message) > MAX_REASON:
-        raise Invalid("deprecate.message_too_long", f"The message is limited to {MAX_REASON} characters.")
+    if len(message) > MAX_REASON_CHARS:
+        raise Invalid("deprecate.message_too_long", f"The message is limited to {MAX_REASON_CHARS} characters.")
     sv = _version_for_write(actor=actor, name=name, version=version)
     sv.deprecated = message
     sv.save(update_fields=["deprecated"])

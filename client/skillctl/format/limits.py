@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MiB = 1024 * 1024
+# A yank reason or deprecation message: shown in listings and CLI warnings, a paragraph, not an
+# essay. The registry's columns, its API and `skillctl yank --reason` share it.
+MAX_REASON_CHARS = 500
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ class Command(BaseCommand):
                 if replace:
                     for old in selectors.token_list(user=user).filter(name=name, revoked_at__isnull=True):
                         services.token_revoke(actor=Actor(user), token_id=old.id)
-                target = services.owner_get(name=owner) if owner else None
+                target = selectors.owner_get(name=owner) if owner else None
                 token, secret = services.token_create(
                     actor=Actor(user), scope=scope, owner=target, name=name, expires_days=expires_days
                 )
