@@ -164,7 +164,7 @@ def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> Skill
         rows = [{"version": v.version, "yanked": v.yanked} for v in versions]
         chosen = resolve(spec, rows, dist_tags=explicit) if spec else default_version(rows, explicit)
     except VersionSpecError as exc:
-        raise BadRequest("version.spec_invalid", f"{exc}. {exc.hint}") from exc
+        raise BadRequest("version.spec_invalid", f"{exc.message}. {exc.hint}") from exc
     if chosen is None:
         raise not_found("version")
     found = next(v for v in versions if v.version == chosen)

@@ -61,7 +61,7 @@ def expand(names: list[str] | tuple[str, ...]) -> list[str]:
         elif name in AGENTS:
             out.add(name)
         else:
-            raise UsageError(f"unknown agent {name!r}", hint=f"Choose from: {', '.join(CHOICES)}.")
+            raise UsageError(f"unknown agent {name!r}", hint=f"Choose from: {', '.join(CHOICES)}.", code="agents.unknown")
     return sorted(out)
 
 
@@ -91,7 +91,7 @@ def link(name: str, skill_dir: Path, agents: list[str], *, scope: str, base: Pat
                 raise SkillctlError(
                     f"{dest} already exists and is not managed by skillctl",
                     hint=f"Move it away, or pass --force to replace it with a link to {skill_dir}.",
-                    code="collision",
+                    code="install.collision",
                 )
             _remove(dest)
         folder.mkdir(parents=True, exist_ok=True)

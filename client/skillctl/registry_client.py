@@ -73,13 +73,13 @@ def format_errors(errors: list[dict]) -> str:
 
 # status -> (error code, hint template); {name} is the registry's name.
 _REFUSALS: dict[int, tuple[str, str]] = {
-    400: ("bad_request", "This is a client bug if it persists; run with --debug and report it."),
-    401: ("unauthorized", _LOGIN_HINT),
-    403: ("forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
-    404: ("not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
-    409: ("conflict", "Published versions are immutable: bump `version` and publish again."),
-    413: ("too_large", "The archive is over this registry's size limit; remove large assets (or move them out of the skill)."),
-    422: ("invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
+    400: ("registry.bad_request", "This is a client bug if it persists; run with --debug and report it."),
+    401: ("registry.unauthorized", _LOGIN_HINT),
+    403: ("registry.forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
+    404: ("registry.not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
+    409: ("registry.conflict", "Published versions are immutable: bump `version` and publish again."),
+    413: ("registry.too_large", "The archive is over this registry's size limit; remove large assets (or move them out of the skill)."),
+    422: ("registry.invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
 }
 
 
@@ -282,11 +282,11 @@ class RegistryClient:
             )
         if status == 429:
             wait = response.headers.get("Retry-After", "a few")
-            raise NetworkError(message, hint=f"The registry is throttling; retry in {wait} seconds.", code="throttled")
+            raise NetworkError(message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled")
         raise NetworkError(
             message,
             hint="The registry failed; retry later or tell its operators.",
-            code="server_error" if status >= 500 else "unexpected_status",
+            code="registry.server_error" if status >= 500 else "registry.unexpected_status",
         )
 
     def _json(self, response: httpx.Response) -> Any:
@@ -297,7 +297,7 @@ class RegistryClient:
                 f"{self.registry.name} answered with something other than JSON "
                 f"({response.headers.get('Content-Type', 'no content type')})",
                 hint=f"Is {self.registry.url} a Skillyard registry? Check `skillctl config`.",
-                code="invalid_response",
+                code="registry.invalid_response",
             ) from exc
 
 

@@ -63,7 +63,7 @@ def tool_definitions(provider: str = "openai") -> list[dict]:
         return openai_tools()
     if provider == "anthropic":
         return anthropic_tools()
-    raise UsageError(f"unknown tool provider {provider!r}", hint="Use 'openai' or 'anthropic'.")
+    raise UsageError(f"unknown tool provider {provider!r}", hint="Use 'openai' or 'anthropic'.", code="tool.unknown_provider")
 
 
 def _skill(skills, name: str):

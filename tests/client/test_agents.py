@@ -56,7 +56,7 @@ def test_someone_elses_folder_is_a_collision_unless_forced(tmp_path, installed):
     theirs.mkdir(parents=True)
     with pytest.raises(SkillctlError) as err:
         agents.link("hello", installed, ["cursor"], scope="project", base=tmp_path)
-    assert err.value.code == "collision" and theirs.is_dir() and not theirs.is_symlink()
+    assert err.value.code == "install.collision" and theirs.is_dir() and not theirs.is_symlink()
     agents.link("hello", installed, ["cursor"], scope="project", base=tmp_path, force=True)
     assert theirs.is_symlink()
 

@@ -60,14 +60,14 @@ def test_search_passes_q_and_page_and_accepts_a_bare_list():
 @pytest.mark.parametrize(
     ("status", "code", "exit_code", "hint_word"),
     [
-        (401, "unauthorized", ExitCode.FAILURE, "login"),
-        (403, "forbidden", ExitCode.FAILURE, "login"),
-        (404, "not_found", ExitCode.FAILURE, "search"),
-        (409, "conflict", ExitCode.FAILURE, "version"),
-        (413, "too_large", ExitCode.FAILURE, "size limit"),
-        (422, "invalid", ExitCode.FAILURE, "validate"),
-        (500, "server_error", ExitCode.NETWORK, "retry"),
-        (502, "server_error", ExitCode.NETWORK, "retry"),
+        (401, "registry.unauthorized", ExitCode.FAILURE, "login"),
+        (403, "registry.forbidden", ExitCode.FAILURE, "login"),
+        (404, "registry.not_found", ExitCode.FAILURE, "search"),
+        (409, "registry.conflict", ExitCode.FAILURE, "version"),
+        (413, "registry.too_large", ExitCode.FAILURE, "size limit"),
+        (422, "registry.invalid", ExitCode.FAILURE, "validate"),
+        (500, "registry.server_error", ExitCode.NETWORK, "retry"),
+        (502, "registry.server_error", ExitCode.NETWORK, "retry"),
     ],
 )
 def test_error_statuses_map_to_codes_exit_codes_and_hints(status, code, exit_code, hint_word):
@@ -95,7 +95,7 @@ def test_throttling_is_a_network_error_naming_retry_after():
 
     with pytest.raises(NetworkError) as info:
         client(handler).skill("x")
-    assert info.value.code == "throttled" and "7 seconds" in info.value.hint
+    assert info.value.code == "registry.throttled" and "7 seconds" in info.value.hint
 
 
 def test_connection_failure_is_network_error_exit_3_with_hint():
@@ -120,7 +120,7 @@ def test_timeout_is_network_error():
 def test_non_json_answer_is_network_error():
     with pytest.raises(NetworkError) as info:
         client(lambda r: httpx.Response(200, text="<html>")).skill("x")
-    assert info.value.code == "invalid_response"
+    assert info.value.code == "registry.invalid_response"
 
 
 def test_token_never_appears_in_errors():

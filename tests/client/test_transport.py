@@ -192,7 +192,7 @@ def test_git_arguments_never_become_options(arg, tmp_path):
     source = parse_source(arg.format(marker=marker))
     with pytest.raises(UsageError) as err:
         fetch_git(source.location, source.ref, source.subdir)
-    assert err.value.code == "source_invalid" and not marker.exists()
+    assert err.value.code == "source.invalid" and not marker.exists()
 
 
 def test_git_clone_gets_double_dash_before_the_url(tmp_path, monkeypatch):
@@ -201,7 +201,7 @@ def test_git_clone_gets_double_dash_before_the_url(tmp_path, monkeypatch):
 
     def record(*args, what=""):
         calls.append(args)
-        raise NetworkError("stop here", code="git_failed")
+        raise NetworkError("stop here", code="source.git_failed")
 
     monkeypatch.setattr(sources, "_git", record)
     with pytest.raises(NetworkError):

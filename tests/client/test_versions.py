@@ -103,20 +103,12 @@ def test_unparsable_registry_versions_are_ignored():
 
 
 @pytest.mark.parametrize("spec", ["^^1", ">=foo", "1.2.3.4", "~", ">=", "1.2.3 bad", "@1", "==", "~=1", "1.2-beta"])
-def test_garbage_spec_is_a_usage_error_with_hint(spec, monkeypatch, capsys):
+def test_garbage_spec_is_a_usage_error_with_hint(spec):
     with pytest.raises(VersionSpecError) as info:
         parse_spec(spec)
     assert info.value.code == "version.spec"
+    assert info.value.exit_code == ExitCode.USAGE
     assert info.value.hint
-    # Whichever command meets it, the CLI reports a bad spec as a usage error (exit 2).
-    from skillctl.cli import main as cli_main
-
-    def raise_it(**_kwargs):
-        raise info.value
-
-    monkeypatch.setattr(cli_main.cli, "main", raise_it)
-    assert cli_main.main(["show", f"x@{spec}"]) == ExitCode.USAGE
-    assert "invalid version spec" in capsys.readouterr().err
 
 
 def test_semver_precedence():

@@ -14,8 +14,7 @@ import click
 
 from skillctl import __version__
 from skillctl.cli.app import App
-from skillctl.errors import EXIT_CODES_HELP, ExitCode, SkillctlError, UsageError
-from skillctl.format.versions import VersionSpecError
+from skillctl.errors import EXIT_CODES_HELP, ExitCode, SkillctlError
 
 # name -> (module under skillctl.cli.commands, attribute, one-line help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -89,10 +88,7 @@ def _report(err: SkillctlError, app: App) -> None:
 def main(argv: list[str] | None = None) -> int:
     app = App()
     try:
-        try:
-            rv = cli.main(args=argv, prog_name="skillctl", standalone_mode=False, obj=app)
-        except VersionSpecError as err:  # a bad spec reached from any command is a usage error
-            raise UsageError(str(err), hint=err.hint, code=err.code) from err
+        rv = cli.main(args=argv, prog_name="skillctl", standalone_mode=False, obj=app)
     except SkillctlError as err:
         if app.debug:
             raise

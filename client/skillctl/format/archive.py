@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from skillctl.errors import SkillctlError
+from skillctl.format.errors import SkillctlError
 from skillctl.format import _extract, _pack
 from skillctl.format._entries import (
     Member,
@@ -71,7 +71,7 @@ class PackResult:
 class ArchiveError(SkillctlError):
     """An archive was refused; ``findings`` says why, one stable code each."""
 
-    code = "archive"
+    code = "archive.refused"
 
     def __init__(self, findings: Iterable[Finding], message: str | None = None) -> None:
         self.findings = list(findings)
@@ -85,7 +85,7 @@ class ArchiveError(SkillctlError):
 class InvalidSkillError(SkillctlError):
     """A skill folder failed validation; ``report`` holds every finding."""
 
-    code = "invalid_skill"
+    code = "pack.invalid_skill"
 
     def __init__(self, report: SkillReport) -> None:
         self.report = report
@@ -196,7 +196,7 @@ def extract_archive(
         raise ArchiveError(inspection.findings)
     if os.path.lexists(dest):
         raise SkillctlError(
-            f"{dest} already exists", hint="remove it first, or extract elsewhere", code="exists"
+            f"{dest} already exists", hint="remove it first, or extract elsewhere", code="archive.dest_exists"
         )
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
@@ -269,7 +269,7 @@ def _writer_for(out: Path):
     if name.endswith((".tar.gz", ".tgz")):
         return _pack.write_tar_gz
     raise SkillctlError(
-        f"cannot tell the archive kind of {out.name}", hint="name it .zip or .tar.gz", code="usage"
+        f"cannot tell the archive kind of {out.name}", hint="name it .zip or .tar.gz", code="pack.unknown_kind"
     )
 
 

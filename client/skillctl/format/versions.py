@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
+from skillctl.format.errors import ExitCode, SkillctlError
 from skillctl.format.semver import MAX_NUMBER_DIGITS, MAX_VERSION_CHARS, SEMVER
 
 _PARTIAL_RE = re.compile(r"^v?(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?$")
@@ -200,15 +201,15 @@ def _bump(parts: list[int], index: int) -> Version:
     return Version(*(head + [0, 0, 0])[:3], pre=(0,))
 
 
-class VersionSpecError(ValueError):
-    """A spec that is no version, range or dist-tag (the CLI reports it as a usage error)."""
+class VersionSpecError(SkillctlError):
+    """A spec that is no version, range or dist-tag: a usage error wherever it is met."""
 
+    exit_code = ExitCode.USAGE
     code = "version.spec"
 
     def __init__(self, spec: str) -> None:
-        super().__init__(f"invalid version spec {spec!r}")
+        super().__init__(f"invalid version spec {spec!r}", hint=_SPEC_HINT)
         self.spec = spec
-        self.hint = _SPEC_HINT
 
 
 def _bad(spec: str) -> VersionSpecError:

@@ -129,7 +129,7 @@ def parse_source(arg: str, *, cwd: Path | None = None) -> Source:
             return Source(SourceKind.FOLDER, location=str(path))
         if path.is_file():
             return Source(SourceKind.ARCHIVE, location=str(path))
-        raise UsageError(f"no such file or folder: {arg}", hint=FORMS_HINT, code="source_not_found")
+        raise UsageError(f"no such file or folder: {arg}", hint=FORMS_HINT, code="source.not_found")
     if match := _REGISTRY_ARG.match(arg):
         return Source(
             SourceKind.REGISTRY,
@@ -137,7 +137,7 @@ def parse_source(arg: str, *, cwd: Path | None = None) -> Source:
             spec=(match["spec"] or "").strip(),
             registry=match["registry"] or "",
         )
-    raise UsageError(f"cannot tell what to install from {arg!r}", hint=FORMS_HINT, code="source_invalid")
+    raise UsageError(f"cannot tell what to install from {arg!r}", hint=FORMS_HINT, code="source.invalid")
 
 
 def check_url(url: str) -> None:

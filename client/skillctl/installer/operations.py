@@ -149,7 +149,7 @@ class Operations:
                 f"{source.name} comes from registry {recorded or 'default'!r}; refusing to switch it to {source.registry!r}",
                 hint="A skill's registry is never switched silently (dependency confusion). "
                 "Uninstall it first, or pass --force.",
-                code="collision",
+                code="install.collision",
             )
 
     def _unchanged(self, source: Source, locked: Locked, agents: list[str]) -> Change:
@@ -195,13 +195,13 @@ class Operations:
                 raise UsageError(
                     f"nothing to install: no {self.scope.manifest_path.name} here",
                     hint="Run `skillctl install NAME` to add a skill.",
-                )
+                 code="project.nothing_to_install")
             problems = self.disagreements()
             if frozen and problems:
                 raise SkillctlError(
                     "skills.lock does not match skills.toml: " + "; ".join(why for _, why in problems),
                     hint="Run `skillctl install` without --frozen to update the lock, and commit it.",
-                    code="lock_mismatch",
+                    code="project.lock_mismatch",
                 )
             stale = {name for name, _ in problems}
             self.preparer.warm(self._sync_jobs(stale))
@@ -239,7 +239,7 @@ class Operations:
                 raise UsageError(
                     f"not in {self.scope.manifest_path.name}: {', '.join(unknown)}",
                     hint="`skillctl list` shows what is installed.",
-                )
+                 code="project.not_in_manifest")
             changes: list[Change] = []
             refused: list[LocalChangesError] = []
             for name in names or sorted(self.wanted):

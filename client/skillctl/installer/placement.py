@@ -151,7 +151,7 @@ class Placer:
             shutil.rmtree(staging, ignore_errors=True)
             raise SkillctlError(f"refused archive {archive.name}: {err}",
                                 hint="The archive breaks the archive rules; nothing was installed.",
-                                code="archive_refused") from err
+                                code="install.archive_refused") from err
         if not (root / "SKILL.md").is_file():
             inner = [p for p in root.iterdir() if (p / "SKILL.md").is_file()]
             root = inner[0] if len(inner) == 1 else root
@@ -163,13 +163,13 @@ class Placer:
         report = load_skill(root)
         if not report.valid:
             codes = ", ".join(f"{f.code} ({f.message})" for f in report.errors)
-            raise SkillctlError(f"not a valid skill: {codes}", code="invalid_skill",
+            raise SkillctlError(f"not a valid skill: {codes}", code="install.invalid_skill",
                                 hint="Nothing was installed. `skillctl validate` shows every finding.")
         name = report.name or ""
         if expect_name and name != expect_name:
             raise SkillctlError(f"asked for {expect_name!r} but the archive holds skill {name!r}",
                                 hint="Nothing was installed; report this to the registry's owner.",
-                                code="name_mismatch")
+                                code="install.name_mismatch")
         return name
 
     def _check_collision(self, name: str, source: Source, wanted_source: dict[str, str]) -> None:
@@ -188,7 +188,7 @@ class Placer:
             f"{source.describe()}",
             hint="Two sources provide a skill of this name. Uninstall the first, or pass --force "
             "to replace it.",
-            code="collision",
+            code="install.collision",
         )
 
     def _swap(self, name: str, new_root: Path, locked: Locked, wanted: Wanted) -> None:
@@ -227,7 +227,7 @@ class Placer:
         target = self.scope.skills_dir / name
         if name not in self.state.locked and name not in self.state.wanted and not target.exists():
             raise SkillctlError(f"{name} is not installed in {self.scope.skills_dir}",
-                                hint="`skillctl list` shows what is installed.", code="not_installed")
+                                hint="`skillctl list` shows what is installed.", code="install.not_installed")
         old = self.state.locked.get(name)
         agents = self.state.wanted[name].agents if name in self.state.wanted else []
         journal = self.scope.work_dir / f"journal-{name}.json"

@@ -188,7 +188,7 @@ def _skills_table(data: dict[str, Any], path: Path) -> dict[str, dict[str, Any]]
         raise SkillctlError(
             f"{path}: [skills] must hold one table per skill",
             hint='Write entries as `[skills.NAME]` with `version = "^1.0"` or `path = "..."`.',
-            code="manifest_invalid",
+            code="project.manifest_invalid",
         )
     return skills
 
@@ -205,7 +205,7 @@ def read_lock(path: Path) -> dict[str, Locked]:
         raise SkillctlError(
             f"{path} has lock-version {version}; this skillctl reads version {LOCK_VERSION}",
             hint="Upgrade skillctl, or delete skills.lock and run `skillctl install`.",
-            code="lock_version",
+            code="project.lock_version",
         )
     skills = _skills_table(data, path)
     return {name: Locked.from_toml(name, table) for name, table in skills.items()}

@@ -64,7 +64,7 @@ def declared_version(path: Path) -> str:
 class LocalChangesError(SkillctlError):
     """Skills with local edits were not replaced; ``changes`` is what the operation did do."""
 
-    code = "local_changes"
+    code = "install.local_changes"
 
     def __init__(self, message: str, *, hint: str | None = None, changes: list[Change] | None = None) -> None:
         super().__init__(message, hint=hint)

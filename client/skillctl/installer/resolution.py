@@ -101,7 +101,7 @@ class RegistryResolver:
                 f"{recorded} lists sha256 {listed_sha} for {source.name} {version}, "
                 f"but the lock recorded {locked.sha256}",
                 hint="A published version must never change; do not trust this registry's copy.",
-            )
+             code="integrity.listed_sha256")
         self._check_scan(client, source.name, version, entry)
         archive, sha = self._download(client, source.name, version, locked.sha256 if locked else listed_sha)
         if entry.get("has_routing_manifest") is False:
@@ -126,7 +126,7 @@ class RegistryResolver:
                 f"{source.name} was locked from {locked.registry_url}, but registry {recorded!r} is now {registry.url}",
                 hint="A skill's registry is never switched silently. Fix the registry's URL in "
                 "your config, or pass --force to re-resolve it from the new registry.",
-                code="registry_changed",
+                code="install.registry_changed",
             )
 
     def _resolve(self, source: Source, info: dict, recorded: str) -> str:
@@ -137,7 +137,7 @@ class RegistryResolver:
             raise SkillctlError(
                 f"no version of {source.name} matches {source.spec or 'any'!r} on {recorded}",
                 hint=f"Run `skillctl show {source.name}` to see its versions.",
-                code="no_matching_version",
+                code="install.no_matching_version",
             )
         return version
 
@@ -197,7 +197,7 @@ class RegistryResolver:
                 raise IntegrityError(
                     f"{name} {version}: sha256 {sha}, expected {expected}",
                     hint="Do not trust this download; try again or report it.",
-                )
+                 code="integrity.download_sha256")
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

@@ -114,7 +114,7 @@ def test_whoami_json_error_is_one_json_line_with_hint(capsys, registry):
     code, out, _ = run(capsys, "whoami", "--json")
     assert code == 1
     doc = json.loads(out)
-    assert doc["error"] == "not_logged_in" and doc["hint"] and doc["exit_code"] == 1
+    assert doc["error"] == "auth.not_logged_in" and doc["hint"] and doc["exit_code"] == 1
 
 
 def test_config_add_registry_set_get_and_show_masks_secrets(capsys, registry, monkeypatch):

@@ -152,7 +152,7 @@ def test_check_unknown_name_is_an_error_with_hint(capsys, project):
     code, _, err = run(capsys, "check", "ghost")
     assert code == 1 and "not installed" in err and "hint:" in err
     code, out, _ = run(capsys, "check", "ghost", "--json")
-    assert json.loads(out)["error"] == "not_installed"
+    assert json.loads(out)["error"] == "install.not_installed"
 
 
 def test_secrets_never_appear_in_any_output(capsys, project, monkeypatch):

@@ -86,7 +86,7 @@ def test_errors_have_hints_and_documented_exit_codes(cli, registry, tmp_path):
 def test_json_errors_are_one_json_line_on_stdout(cli):
     r = cli("install", "nosuch", "--json")
     assert r.returncode == 1
-    assert json.loads(r.stdout)["error"] == "not_found"
+    assert json.loads(r.stdout)["error"] == "registry.not_found"
 
 
 def test_verify_names_the_edited_file_and_exits_1(cli):

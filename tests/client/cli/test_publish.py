@@ -125,7 +125,7 @@ def test_same_version_other_bytes_is_conflict_with_hint(capsys, fake, skill):
     assert "version.exists" in err and "bump" in err
     code, out, _ = run(capsys, "publish", str(skill), "--json")
     doc = json.loads(out)
-    assert doc["error"] == "conflict" and doc["errors"][0]["code"] == "version.exists"
+    assert doc["error"] == "registry.conflict" and doc["errors"][0]["code"] == "version.exists"
 
 
 def test_validation_refusal_lists_every_finding(capsys, fake, skill):

@@ -109,7 +109,7 @@ def test_url_serving_garbage_installs_nothing(proj, http_dir):
     (served / "bad.zip").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(SkillctlError) as err:
         ops(proj).install([f"{base}/bad.zip"])
-    assert err.value.code == "archive_refused"
+    assert err.value.code == "install.archive_refused"
     assert not (proj / ".agents/skills").exists() or not any((proj / ".agents/skills").iterdir())
 
 
@@ -164,7 +164,7 @@ def test_git_branch_update_follows_new_commits(proj, git_repo):
 def test_git_missing_subfolder_is_explained(proj, git_repo):
     with pytest.raises(SkillctlError) as err:
         ops(proj).install([f"git+file://{git_repo}#v1:skills/nope"])
-    assert err.value.code == "source_not_found" and err.value.hint
+    assert err.value.code == "source.not_found" and err.value.hint
 
 
 def test_same_name_from_two_sources_is_a_collision(proj, git_repo):
@@ -172,7 +172,7 @@ def test_same_name_from_two_sources_is_a_collision(proj, git_repo):
     other = F.make_skill(proj / "mine", "review", "5.0.0")
     with pytest.raises(SkillctlError) as err:
         ops(proj).install([str(other)])
-    assert err.value.code == "collision" and "git" in err.value.message
+    assert err.value.code == "install.collision" and "git" in err.value.message
     assert installed_version(proj, "review") == "1.0.0"
     ops(proj, force=True).install([str(other)])
     assert installed_version(proj, "review") == "5.0.0"

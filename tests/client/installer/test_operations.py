@@ -97,7 +97,7 @@ def test_frozen_fails_when_manifest_and_lock_disagree(ops, env):
     (env / "skills.toml").write_text('[skills.hello]\nregistry = "main"\nversion = "^2.0"\n')
     with pytest.raises(SkillctlError) as err:
         ops.sync(frozen=True)
-    assert err.value.code == "lock_mismatch"
+    assert err.value.code == "project.lock_mismatch"
     assert read_lock(env / "skills.lock")["hello"].version == "1.1.0"
 
 
@@ -127,7 +127,7 @@ def test_update_with_local_edits_refuses_naming_files_unless_forced(ops, registr
     registry.publish("hello", "1.2.0")
     with pytest.raises(SkillctlError) as err:
         ops.update(["hello"])
-    assert err.value.code == "local_changes" and "SKILL.md" in err.value.message
+    assert err.value.code == "install.local_changes" and "SKILL.md" in err.value.message
     assert (env / ".agents/skills/hello/SKILL.md").read_text() == "mine"
     ops.force = True
     assert ops.update(["hello"])[0].new == "1.2.0"
@@ -191,13 +191,13 @@ def test_same_name_on_two_registries_never_switches_silently(env, tmp_path):
         assert (env / ".agents/skills/hello/corp.txt").exists()
         with pytest.raises(SkillctlError) as err:
             ops.install(["public:hello"])
-        assert err.value.code == "collision"
+        assert err.value.code == "install.collision"
         # The registry's name now points elsewhere: refused, the lock names the old URL.
         ops = ops_for(env, ("corp", public.url), default="corp")
         shutil.rmtree(env / ".agents")
         with pytest.raises(SkillctlError) as err:
             ops.sync()
-        assert err.value.code == "registry_changed"
+        assert err.value.code == "install.registry_changed"
     finally:
         corp.close()
         public.close()
@@ -208,7 +208,7 @@ def test_same_name_from_folder_collides_with_registry_install(ops, env, tmp_path
     folder = F.make_skill(tmp_path / "local", "hello", "9.0.0")
     with pytest.raises(SkillctlError) as err:
         ops.install([str(folder)])
-    assert err.value.code == "collision"
+    assert err.value.code == "install.collision"
     assert read_lock(env / "skills.lock")["hello"].version == "1.1.0"
     ops.force = True
     assert ops.install([str(folder)])[0].new == "9.0.0"
@@ -219,7 +219,7 @@ def test_unmanaged_folder_is_a_collision(ops, env):
     F.make_skill(env / ".agents/skills", "hello", "0.1.0").rename(env / ".agents/skills/hello")
     with pytest.raises(SkillctlError) as err:
         ops.install(["hello"])
-    assert err.value.code == "collision"
+    assert err.value.code == "install.collision"
 
 
 def test_uninstall_removes_folder_lock_entry_and_agent_links(ops, env):
@@ -232,7 +232,7 @@ def test_uninstall_removes_folder_lock_entry_and_agent_links(ops, env):
     assert read_lock(env / "skills.lock") == {} and read_manifest(env / "skills.toml") == {}
     with pytest.raises(SkillctlError) as err:
         ops.uninstall(["hello"])
-    assert err.value.code == "not_installed"
+    assert err.value.code == "install.not_installed"
 
 
 def test_registry_routing_manifest_is_saved(ops, registry, env, monkeypatch):
@@ -290,7 +290,7 @@ def test_symlink_in_place_of_a_skill_is_replaced_only_with_force(ops, env, tmp_p
     (env / ".agents/skills/hello").symlink_to(dev)
     with pytest.raises(SkillctlError) as err:
         ops.install(["hello@^1.0"])
-    assert err.value.code == "collision"
+    assert err.value.code == "install.collision"
     ops.force = True
     ops.install(["hello@^1.0"])
     assert not (env / ".agents/skills/hello").is_symlink() and (dev / "SKILL.md").exists()

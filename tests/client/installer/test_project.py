@@ -98,7 +98,7 @@ def test_newer_lock_version_is_refused(tmp_path):
     (tmp_path / "skills.lock").write_text("lock-version = 99\n")
     with pytest.raises(SkillctlError) as err:
         read_lock(tmp_path / "skills.lock")
-    assert err.value.code == "lock_version"
+    assert err.value.code == "project.lock_version"
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path):

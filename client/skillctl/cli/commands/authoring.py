@@ -44,7 +44,7 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     if codes:
         return _print_codes(as_json)
     if not paths:
-        raise UsageError("no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)")
+        raise UsageError("no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)", code="cli.no_path")
     from skillctl.format.load import load_skill
 
     invalid = 0
@@ -88,7 +88,7 @@ def _print_codes(as_json: bool) -> int:
 def pack(app: App, directory: str, output: str, as_json: bool) -> int:
     """Pack a skill folder into a reproducible archive (same folder, same sha256)."""
     if not Path(directory).is_dir():
-        raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip")
+        raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder")
     from skillctl.format.archive import InvalidSkillError, pack_skill
 
     try:
@@ -100,10 +100,10 @@ def pack(app: App, directory: str, output: str, as_json: bool) -> int:
         raise SkillctlError(
             f"{directory} is not a valid skill; nothing was written",
             hint=f"run `skillctl validate {directory}` and fix the errors",
-            code="invalid_skill",
+            code="install.invalid_skill",
         ) from exc
     except OSError as exc:
-        raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path") from exc
+        raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed") from exc
     if as_json:
         console.out_json(
             {"path": str(result.path), "sha256": result.sha256, "size": result.size, "files": len(result.files)},
@@ -129,17 +129,17 @@ def init(app: App, name: str, parent: str, as_json: bool) -> int:
         raise UsageError(
             f"{name!r} is not a valid skill name",
             hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)",
-        )
+         code="init.invalid_name")
     target = Path(parent) / name
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SkillctlError(f"{target} already exists and is not empty", hint="choose another NAME or --path")
+        raise SkillctlError(f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists")
     try:
         for sub in ("scripts", "references"):
             (target / sub).mkdir(parents=True, exist_ok=True)
         title = name.replace("-", " ").title()
         (target / "SKILL.md").write_text(SKELETON.format(name=name, title=title), encoding="utf-8")
     except OSError as exc:
-        raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path") from exc
+        raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed") from exc
     report = load_skill(target)
     if as_json:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
@@ -171,7 +171,7 @@ def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
         try:
             migration.write()
         except OSError as exc:
-            raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions") from exc
+            raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions", code="migrate.write_failed") from exc
     if as_json:
         console.out_json({"path": str(migration.path), "written": not dry_run, "diff": diff}, compact=True)
     elif dry_run:

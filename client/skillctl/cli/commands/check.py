@@ -72,7 +72,7 @@ def check(app: App, name: str | None, as_json: bool) -> int:
         raise SkillctlError(
             f"{name} is not installed here",
             hint="`skillctl list` shows installed skills; `skillctl install NAME` adds one.",
-            code="not_installed",
+            code="install.not_installed",
         )
     masks: set[str] = set()
     results = [_check_one(s, config=config, installed=installed, masks=masks) for s in skills]

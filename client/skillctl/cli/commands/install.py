@@ -94,12 +94,12 @@ def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str
     ops = _operations(app, global_, force)
     if frozen and sources:
         raise UsageError("--frozen installs exactly skills.lock and takes no SOURCES",
-                         hint="Drop --frozen to add skills, or drop the SOURCES.")
+                         hint="Drop --frozen to add skills, or drop the SOURCES.", code="install.frozen_with_sources")
     if sources:
         changes = ops.install(list(sources), registry=registry, agents=list(agents))
     else:
         if agents:
-            raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude")
+            raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources")
         changes = ops.sync(frozen=frozen)
     _print_changes(changes, as_json)
     return int(ExitCode.OK)
@@ -121,7 +121,7 @@ def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_:
     local edits is refused, naming the edited files, unless --force.
     """
     if names and all_:
-        raise UsageError("give NAMES or --all, not both", hint="skillctl update hello")
+        raise UsageError("give NAMES or --all, not both", hint="skillctl update hello", code="update.names_and_all")
     ops = _operations(app, global_, force)
     from skillctl.installer import LocalChangesError
 

@@ -30,7 +30,7 @@ def _validated(path: Path):
     raise SkillctlError(
         f"{path} is not a valid skill; nothing was uploaded\n{lines}",
         hint=f"Run `skillctl validate {path}` for details and fix the errors.",
-        code="invalid_skill",
+        code="install.invalid_skill",
     )
 
 
@@ -81,10 +81,10 @@ def publish(
     from skillctl.registry_client import RegistryClient
 
     if not source.exists():
-        raise UsageError(f"{source} does not exist", hint="Give a skill folder or a .zip/.tar.gz archive.")
+        raise UsageError(f"{source} does not exist", hint="Give a skill folder or a .zip/.tar.gz archive.", code="publish.source_missing")
     if source.is_file() and not source.name.endswith(ARCHIVE_SUFFIXES):
         raise UsageError(f"{source} is neither a folder nor an archive",
-                         hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.")
+                         hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.", code="publish.source_kind")
     report = _validated(source)
     name, version = report.name, _version(report, version)
     reg = app.config.registry(registry_name)

@@ -91,7 +91,7 @@ def _read_queries(path: Path) -> list[str]:
 def route(app: App, message, queries, history, explain, ask, reindex, skills_dir, semantic, ignore_gates, as_json) -> int:
     """Pick the skills MESSAGE needs (at most 3, best first, with the reasons)."""
     if message is None and queries is None and not reindex:
-        raise UsageError("give a MESSAGE, --queries FILE or --reindex", hint="skillctl route 'deploy to staging'")
+        raise UsageError("give a MESSAGE, --queries FILE or --reindex", hint="skillctl route 'deploy to staging'", code="route.no_message")
     skills = _skillset(app, skills_dir, semantic, reindex, ignore_gates=ignore_gates)
     for c in skills.collisions:
         console.warn(f"skill {c.name!r} found more than once: using {c.used}, ignoring {', '.join(map(str, c.shadowed))}")
@@ -124,9 +124,9 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
     from skillctl.routing import approval, state
 
     if message is None:
-        raise UsageError("--ask needs a MESSAGE")
+        raise UsageError("--ask needs a MESSAGE", code="route.ask_needs_message")
     if not sys.stdin.isatty():
-        raise UsageError("--ask needs a terminal to ask on", hint="Run it interactively, or drop --ask.")
+        raise UsageError("--ask needs a terminal to ask on", hint="Run it interactively, or drop --ask.", code="route.ask_needs_terminal")
     matches = skills.route(message, history=history)
 
     def tokens(name: str) -> int:

@@ -137,13 +137,13 @@ def _parse_input(raw: str | None):
         except OSError as err:
             raise UsageError(
                 f"cannot read {raw[1:]}: {err.strerror}", hint="Check the path after @."
-            ) from None
+            , code="run.input_unreadable") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(
             f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.'
-        ) from None
+        , code="run.input_not_json") from None
 
 
 def _network_setting(config, name: str) -> bool:
