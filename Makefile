@@ -10,8 +10,16 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 .PHONY: run test venv provision services sandbox-image lint bench clean help
 
 help:
-	@echo "make run    start the registry (catalog, API, worker) with demo skills"
-	@echo "make test   provision what is missing and run every test"
+	@echo "make run            start the registry (catalog, API, worker) with demo skills"
+	@echo "make test           provision what is missing and run every check and test"
+	@echo "make lint           ruff format --check and ruff check"
+	@echo "make typecheck      mypy on client/skillctl and registry"
+	@echo "make venv           create or update .venv/ with every extra"
+	@echo "make provision      install what the services need (PostgreSQL, Redis, Docker, Chromium)"
+	@echo "make services       start PostgreSQL, Redis and dockerd on loopback"
+	@echo "make sandbox-image  build the local sandbox image (nothing is pulled)"
+	@echo "make bench          run the speed and quality benchmarks in bench/"
+	@echo "make clean          remove .venv/ and .data/"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,7 +46,17 @@ run: venv
 	bash scripts/run.sh
 
 lint: venv
+	$(VENV)/bin/ruff format --check client skillyard registry catalog worker tests bench
 	$(VENV)/bin/ruff check client skillyard registry catalog worker tests bench
+
+# Each script prints its ratio against a baseline run side by side (bench/README.md).
+bench: venv
+	$(PY) bench/validate.py
+	$(PY) bench/scan.py
+	$(PY) bench/route_real.py --split test
+	$(PY) bench/api.py --seconds 4
+	$(PY) bench/catalog.py
+	$(PY) bench/install.py --runs 1
 
 clean:
 	rm -rf $(VENV) .data

@@ -89,3 +89,52 @@ def test_client_package_never_imports_server_code() -> None:
                 continue
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in FORBIDDEN_IN_CLIENT]
     assert offenders == []
+
+
+# What each server package may import from the client (STYLE principle 8): the registry only the
+# pure format code; the catalog also routing's scoring (search); the worker also the sandbox (a
+# skill's own tests) and routing's offline manifest.
+SERVER_MAY_IMPORT = {
+    "registry": ("skillctl.format",),
+    "skillyard": ("skillctl.format",),
+    "catalog": ("skillctl.format", "skillctl.routing"),
+    "worker": ("skillctl.format", "skillctl.routing", "skillctl.sandbox"),
+}
+
+
+@pytest.mark.parametrize("package", sorted(SERVER_MAY_IMPORT))
+def test_server_imports_only_its_share_of_the_client(package: str) -> None:
+    allowed = SERVER_MAY_IMPORT[package]
+    offenders = []
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] if node.module != "skillctl" else [f"skillctl.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] == "skillctl" and not name.startswith(tuple(a + "." for a in allowed) + allowed):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+    assert offenders == []
+
+
+def test_the_format_package_imports_nothing_else_of_the_client() -> None:
+    """The registry imports skillctl.format; so that is all it gets, transitively too."""
+    offenders = []
+    for path in (ROOT / "client" / "skillctl" / "format").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("skillctl"):
+                module = node.module or ""
+                if not module.startswith("skillctl.format"):
+                    offenders.append(f"{path.name}:{node.lineno}: {module}")
+    assert offenders == []
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_licence_and_the_typing_marker(thin_venv: Path) -> None:
+    site = next((thin_venv / "lib").glob("python3*/site-packages"))
+    assert (site / "skillctl" / "py.typed").is_file()
+    licences = list(site.glob("skillyard-*.dist-info/**/LICENSE"))
+    assert licences and "Apache License" in licences[0].read_text()

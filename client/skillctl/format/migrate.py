@@ -16,7 +16,6 @@ from pathlib import Path
 
 import yaml
 
-from skillctl.fileio import atomic_write
 from skillctl.format.frontmatter import Frontmatter, load
 
 _INLINE = re.compile(rb"^(?P<indent>[ ]*)(?P<key>[A-Za-z0-9_.\-]+):[ \t]*(?P<value>\{.*?)[ \t]*(?P<eol>\r?\n|)\Z", re.S)
@@ -42,9 +41,6 @@ class Migration:
         name = str(self.path)
         return "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
 
-    def write(self) -> None:
-        """Replace the file atomically, keeping its mode."""
-        atomic_write(self.path, self.migrated, mode=self.path.stat().st_mode & 0o7777)
 
 
 def plan_migration(path: str | os.PathLike) -> Migration:

@@ -76,7 +76,9 @@ def test_plan_and_write_replace_the_file_atomically(tmp_path):
     migration = plan_migration(folder)
     assert migration.original == HEAD + ODD_BODY
     assert "+  clawdbot:" in migration.diff()
-    migration.write()
+    from skillctl.cli.main import main  # the planning is pure; `skillctl migrate` writes
+
+    assert main(["migrate", str(folder)]) == 0
     assert path.read_bytes() == migration.migrated and path.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in folder.iterdir()] == ["SKILL.md"]  # no temporary file left behind
 

@@ -106,7 +106,20 @@ def test_daemonised_grandchild_does_not_outlive_the_run(
                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             os._exit(0)
         os.wait()
-        time_ = __import__("time"); time_.sleep(0.3)
+        import time
+
+        def grandchild_running():
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if b"{token}" in open(f"/proc/{{pid}}/cmdline", "rb").read():
+                        return True
+                except OSError:
+                    pass
+            return False
+
+        deadline = time.monotonic() + 5
+        while not grandchild_running() and time.monotonic() < deadline:
+            time.sleep(0.02)
         report(spawned=True)
     """)
     assert result.status == "ok", result.stderr
@@ -237,6 +250,8 @@ def test_concurrent_runs_do_not_see_each_other(last_report, run_payload):
         import time
         me = os.environ["RUN_NAME"]
         open(f"/work/{me}", "w").write(me); open(f"/tmp/{me}", "w").write(me)
+        # Not a wait for a condition: the runs cannot signal each other (that is the point), so
+        # each stays alive a second for the other to (not) see it.
         time.sleep(1.0)
         procs = []
         for pid in os.listdir("/proc"):

@@ -58,7 +58,6 @@ def test_janitor_cleans_up_after_a_killed_executor(
         _wait_for(lambda: _containers(owner, running=True))
     else:
         _wait_for(sandbox_processes)
-    time.sleep(0.3)  # the payload is sleeping now
 
     os.kill(executor.pid, signal.SIGKILL)
     executor.wait()

@@ -169,7 +169,9 @@ def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
     diff = migration.diff()
     if not dry_run:
         try:
-            migration.write()
+            from skillctl.fileio import atomic_write
+
+            atomic_write(migration.path, migration.migrated, mode=migration.path.stat().st_mode & 0o7777)
         except OSError as exc:
             raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions", code="migrate.write_failed") from exc
     if as_json:
