@@ -35,6 +35,8 @@ class SkillSet:
         config=None,
         weights: Weights = DEFAULT_WEIGHTS,
         ignore_gates: bool = False,
+        agent: str | None = None,
+        tool_policy=None,
         mcp_call_timeout: float | None = None,
     ) -> None:
         from skillctl.routing import semantic as sem
@@ -52,6 +54,8 @@ class SkillSet:
         self._router = None
         self._offered: list[Entry] | None = None
         self._installed: set[str] | None = None
+        self.agent = agent  # whose [agents.<name>.tools] policy applies (config)
+        self._tool_policy = tool_policy  # a ToolPolicy given in code instead of the config's
         self._mcp_call_timeout = mcp_call_timeout  # seconds an MCP tool call may take
         self._session = None
 
@@ -233,12 +237,20 @@ class SkillSet:
 
     @property
     def session(self):
-        """The tool session: loaded skills and their MCP servers (skillctl.runtime.session)."""
+        """The tool session: policy, loaded skills and their MCP servers (skillctl.runtime.session)."""
         if self._session is None:
+            from skillctl.runtime.policy import ToolPolicy
             from skillctl.runtime.session import Session
 
-            self._session = Session(self, mcp_call_timeout=self._mcp_call_timeout)
+            policy = self._tool_policy or ToolPolicy.from_config(self.config, agent=self.agent)
+            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout)
         return self._session
+
+    @property
+    def tool_policy(self):
+        """The session's tool policy now (narrowed by loaded skills): ``.allows("exec")`` says
+        whether the agent may offer its own tools too."""
+        return self.session.policy
 
     def tool_definitions(self, provider: str = "openai") -> list[dict]:
         """load_skill and read_skill_file, and the MCP tools of loaded skills (ask again after

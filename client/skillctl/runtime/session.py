@@ -5,6 +5,10 @@ skill that declares an ``mcp`` server starts it (:mod:`skillctl.runtime.mcp_clie
 its tools, ``mcp:<skill>.<tool>``; so ask for ``tool_definitions()`` again after a
 ``load_skill``. Provider APIs accept only ``[A-Za-z0-9_-]`` in tool names, so those tools go
 out as ``mcp__<skill>__<tool>``; ``handle_tool_call`` takes either form.
+
+The tool policy (:mod:`skillctl.runtime.policy`) decides what is offered and what runs: a
+refused tool is not in ``tool_definitions()`` and its call answers ``tool.not_allowed``.
+Loading a skill that declares ``allowed-tools`` narrows the policy for the rest of the session.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import threading
 
 from skillctl import tools
 from skillctl.errors import SkillctlError
+from skillctl.runtime.policy import ToolPolicy
 
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -35,8 +40,9 @@ def wire_name(qualified: str) -> str:
 class Session:
     """Tool definitions and tool calls of one SkillSet, with the MCP servers of loaded skills."""
 
-    def __init__(self, skills, *, mcp_call_timeout: float | None = None) -> None:
+    def __init__(self, skills, *, policy: ToolPolicy | None = None, mcp_call_timeout: float | None = None) -> None:
         self.skills = skills
+        self.policy = policy or ToolPolicy()
         self.mcp_call_timeout = mcp_call_timeout
         self.loaded: list[str] = []
         self._mcp = None  # McpClients, created by the first skill that has a server
@@ -45,8 +51,11 @@ class Session:
     # --- what the model is offered -----------------------------------------------------------
 
     def tool_definitions(self, provider: str = "openai") -> list[dict]:
-        specs = tools.specs()
+        """The tools the policy allows now: ours, then the MCP tools of loaded skills."""
+        specs = [spec for spec in tools.specs() if self.policy.allows(spec["name"])]
         for tool in self.mcp_tools():
+            if not self.policy.allows(tool.qualified):
+                continue
             specs.append({
                 "name": wire_name(tool.qualified),
                 "description": f"[{tool.skill} skill, MCP] {tool.description}".strip(),
@@ -64,6 +73,7 @@ class Session:
         try:
             args = tools.parse_arguments(arguments)
             name = self._qualified(tool)
+            self.policy.check(name)
             if name.startswith("mcp:"):
                 skill, _, mcp_tool = name[len("mcp:"):].partition(".")
                 if self._mcp is None:
@@ -82,6 +92,7 @@ class Session:
         with self._lock:
             if skill.name not in self.loaded:
                 self.loaded.append(skill.name)
+            self.policy = self.policy.tightened(skill.name, skill.manifest.allowed_tools)
         if skill.manifest.mcp is not None:
             text += "\n\n" + self._start_server(skill)
         return text
@@ -89,6 +100,8 @@ class Session:
     def _start_server(self, skill) -> str:
         from skillctl.runtime import mcp_clients
 
+        if not self.policy.allows_server(skill.name):
+            return "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
         try:
             spec = mcp_clients.server_spec(skill, config=self.skills.config)
             with self._lock:
@@ -98,7 +111,7 @@ class Session:
             started = self._mcp.start(spec)
         except SkillctlError as err:
             return f"(This skill's MCP server is not available: {err.message} [{err.code}].)"
-        names = ", ".join(wire_name(t.qualified) for t in started) or "none"
+        names = ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
         return f"This skill's MCP server is running. Its tools: {names}."
 
     def _qualified(self, tool: str) -> str:

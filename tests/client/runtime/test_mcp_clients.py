@@ -243,3 +243,43 @@ def test_env_values_reach_the_server_and_stay_out_of_the_repr(tmp_path, home, pi
     assert spec.env["API_TOKEN"] == SECRET and spec.env["PID_FILE"] == os.environ["TESTER_PID_FILE"]
     assert SECRET in spec.secrets and SECRET not in repr(spec)
     assert spec.cwd == (tmp_path / "skills" / "tester").resolve()
+
+
+# --- under the tool policy ------------------------------------------------------------------------
+
+
+def policed(tmp_path, tools: dict) -> SkillSet:
+    from skillctl.config import Config
+
+    return SkillSet.from_dir(tmp_path / "skills", semantic=False, config=Config(values={"tools": tools}))
+
+
+def test_denied_mcp_tools_are_neither_offered_nor_run(tmp_path, home, pid_file):
+    make_tester(tmp_path / "skills")
+    with policed(tmp_path, {"deny": ["mcp:tester.crash", "mcp:tester.h*"]}) as skills:
+        text = call(skills, "load_skill", name="tester")
+        assert "mcp__tester__echo" in text and "mcp__tester__crash" not in text
+        offered = {t["name"] for t in skills.tool_definitions("anthropic")}
+        assert "mcp__tester__echo" in offered and not {"mcp__tester__crash", "mcp__tester__hang"} & offered
+        assert error_code(call(skills, "mcp__tester__crash")) == "tool.not_allowed"
+        assert pid_alive(server_pid(pid_file))  # refused before it reached the server
+        assert call(skills, "mcp__tester__echo", text="ok") == "echo:ok"
+
+
+def test_a_policy_that_allows_none_of_its_tools_does_not_start_the_server(tmp_path, home, pid_file):
+    make_tester(tmp_path / "skills")
+    with policed(tmp_path, {"profile": "minimal"}) as skills:
+        text = call(skills, "load_skill", name="tester")
+        assert "Use the tester tools." in text and "not started" in text and "[tool.not_allowed]" in text
+        assert not pid_file.exists() and skills.session._mcp is None
+
+
+def test_a_later_skills_allowed_tools_withdraw_another_skills_server_tools(tmp_path, home, pid_file):
+    make_tester(tmp_path / "skills")
+    write_skill(tmp_path / "skills" / "reader", "---\nname: reader\ndescription: Read only.\nallowed-tools: Read\n---\nRead.\n")
+    with open_skills(tmp_path) as skills:
+        call(skills, "load_skill", name="tester")
+        assert "mcp__tester__echo" in {t["name"] for t in skills.tool_definitions("anthropic")}
+        call(skills, "load_skill", name="reader")
+        assert [t["name"] for t in skills.tool_definitions("anthropic")] == ["load_skill", "read_skill_file"]
+        assert error_code(call(skills, "mcp__tester__echo", text="x")) == "tool.not_allowed"

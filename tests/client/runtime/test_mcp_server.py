@@ -137,6 +137,25 @@ def test_run_skill_gets_the_network_only_by_the_skills_config_consent(project, h
     assert json.loads(result["stdout"])["proxy"]  # the egress proxy: the network, through its filter
 
 
+def test_the_agents_tool_policy_decides_which_tools_are_listed(project, home, backend):
+    config_toml(home, """
+        [tools]
+        deny = ["run_skill"]
+        [agents.cursor.tools]
+        profile = "minimal"
+        deny = ["read_skill_file"]
+        """)
+
+    async def listed(*extra):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "skillctl", "mcp", *extra],
+                                       env=dict(os.environ), cwd=str(project))
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            return sorted(t.name for t in (await client.list_tools()).tools)
+
+    assert anyio.run(listed) == ["find_skills", "load_skill", "read_skill_file"]
+    assert anyio.run(listed, "--agent", "cursor") == ["find_skills", "load_skill"]
+
+
 def test_without_the_agent_extra_the_error_names_it(project):
     code = "import sys; sys.modules['mcp'] = None; from skillctl.cli.main import main; sys.exit(main(['mcp']))"
     proc = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=30)

@@ -19,31 +19,37 @@ AGENTS = ("claude", "cursor", "vscode", "gemini", "opencode")  # runtime.mcp_con
               help="Address to bind with --http. Anything but loopback exposes the skills, unauthenticated.")
 @click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True,
               help="Sandbox backend of run_skill (as `skillctl run`).")
+@click.option("--agent", metavar="NAME",
+              help="Apply [agents.NAME.tools] of the config on top of [tools] (the tool policy).")
 @click.option("--semantic/--no-semantic", default=None,
               help="Route find_skills with the MiniLM model (default: when the `semantic` extra is installed).")
 @json_option
 @click.pass_context
-def mcp(ctx: click.Context, port: int | None, host: str, backend: str, semantic: bool | None, as_json: bool) -> int:
+def mcp(ctx: click.Context, port: int | None, host: str, backend: str, agent: str | None, semantic: bool | None,
+        as_json: bool) -> int:
     """Serve the installed skills to MCP clients (stdio by default).
 
     \b
     skillctl mcp install claude       # once per project: .mcp.json (-g: the user's config)
     skillctl mcp                      # what the agent runs (stdio)
     skillctl mcp --http 8765          # streamable HTTP on 127.0.0.1:8765/mcp
-    Tools: find_skills, load_skill, read_skill_file, run_skill; resources:
-    skill://NAME/SKILL.md. Needs the `agent` extra: pip install 'skillyard[agent]'.
+    Tools: find_skills, load_skill, read_skill_file, run_skill (those the tool policy of
+    the config allows); resources: skill://NAME/SKILL.md. Needs the `agent` extra:
+    pip install 'skillyard[agent]'.
     """
     if ctx.invoked_subcommand is not None:
         return 0
     from skillctl.runtime import mcp_server
+    from skillctl.runtime.policy import ToolPolicy
     from skillctl.runtime.sdk import require_mcp
     from skillctl.skillset import SkillSet
 
     require_mcp()  # before the (slower) discovery, so a missing extra is said at once
     app: App = ctx.ensure_object(App)
-    skills = SkillSet.discover(config=app.config, semantic=semantic)
+    policy = ToolPolicy.from_config(app.config, agent=agent)
+    skills = SkillSet.discover(config=app.config, semantic=semantic, agent=agent)
     server = mcp_server.build_server(mcp_server.SkillTools(skills, config=app.config, backend=backend),
-                                     log_level="DEBUG" if app.debug else "WARNING")
+                                     allows=policy.allows, log_level="DEBUG" if app.debug else "WARNING")
     _announce(len(skills.names), port, host)
     mcp_server.serve(server, port=port, host=host)
     return 0
