@@ -110,7 +110,8 @@ class Session:
                     self._mcp = mcp_clients.McpClients(call_timeout=timeout)
             started = self._mcp.start(spec)
         except SkillctlError as err:
-            return f"(This skill's MCP server is not available: {err.message} [{err.code}].)"
+            hint = f" {err.hint}" if err.hint else ""
+            return f"(This skill's MCP server is not available: {err.message} [{err.code}].{hint})"
         names = ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
         return f"This skill's MCP server is running. Its tools: {names}."
 
