@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-EXTRAS := server,semantic,sandbox,dev
+EXTRAS := server,semantic,sandbox,dev,agent
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
 .PHONY: run test venv provision services sandbox-image lint bench clean help

@@ -3,8 +3,12 @@
 Two TOML files in ``paths.config_dir()``:
 
 - ``config.toml``: ``default_registry``, ``skill_dirs``, ``[registries.<name>] url``,
-  ``[skills.<key>]`` (``enabled``, ``env``, ``config``, ``apiKey``) and any other keys the
-  ``config`` gates of skills read (dotted, e.g. ``browser.enabled``).
+  ``[skills.<key>]`` (``enabled``, ``env``, ``config``, ``apiKey``, ``network``), the tool
+  policy of agent sessions, ``[tools]`` (``profile`` minimal|coding|messaging|full, ``allow``,
+  ``also_allow``, ``deny``, and ``[tools.groups]`` defining ``group:<name>``) with per-agent
+  ``[agents.<name>.tools]`` (the same keys but ``groups``; read by
+  :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), and any other keys the ``config``
+  gates of skills read (dotted, e.g. ``browser.enabled``).
 - ``credentials.toml``: ``[registries.<name>] token``. Both files are created with mode 0600
   from the first byte (a temp file opened 0600, then one rename), so a token is never readable
   by others, not even for a moment.

@@ -4,12 +4,15 @@
     skills = SkillSet.discover()                  # project, user and configured folders
     matches = skills.route("deploy the api to staging")
     block = skills.prompt("deploy the api to staging", tier="auto")
-    tools = skills.tool_definitions("anthropic")  # load_skill / read_skill_file
+    tools = skills.tool_definitions("anthropic")  # load_skill / read_skill_file (+ MCP tools)
     text = skills.handle_tool_call("load_skill", {"name": matches[0].name})
+    skills.close()                                # stops the MCP servers loaded skills started
 
 Routing reads the on-disk index (only new or changed skills are parsed); full parsing of a skill
 happens when its instructions are needed. Semantic routing is used when the ``semantic`` extra
-is installed (``semantic=False`` turns it off).
+is installed (``semantic=False`` turns it off). Tools run in a session
+(:mod:`skillctl.runtime.session`): a loaded skill's MCP server runs until ``close()`` (or the
+end of a ``with SkillSet.discover() as skills:`` block).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ class SkillSet:
         config=None,
         weights: Weights = DEFAULT_WEIGHTS,
         ignore_gates: bool = False,
+        agent: str | None = None,
+        tool_policy=None,
+        mcp_call_timeout: float | None = None,
     ) -> None:
         from skillctl.routing import semantic as sem
 
@@ -48,6 +54,10 @@ class SkillSet:
         self._router = None
         self._offered: list[Entry] | None = None
         self._installed: set[str] | None = None
+        self.agent = agent  # whose [agents.<name>.tools] policy applies (config)
+        self._tool_policy = tool_policy  # a ToolPolicy given in code instead of the config's
+        self._mcp_call_timeout = mcp_call_timeout  # seconds an MCP tool call may take
+        self._session = None
 
     # --- construction ---------------------------------------------------------------------
 
@@ -225,12 +235,38 @@ class SkillSet:
 
     # --- tools ----------------------------------------------------------------------------
 
-    def tool_definitions(self, provider: str = "openai") -> list[dict]:
-        from skillctl.tools import tool_definitions
+    @property
+    def session(self):
+        """The tool session: policy, loaded skills and their MCP servers (skillctl.runtime.session)."""
+        if self._session is None:
+            from skillctl.runtime.policy import ToolPolicy
+            from skillctl.runtime.session import Session
 
-        return tool_definitions(provider)
+            policy = self._tool_policy or ToolPolicy.from_config(self.config, agent=self.agent)
+            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout)
+        return self._session
+
+    @property
+    def tool_policy(self):
+        """The session's tool policy now (narrowed by loaded skills): ``.allows("exec")`` says
+        whether the agent may offer its own tools too."""
+        return self.session.policy
+
+    def tool_definitions(self, provider: str = "openai") -> list[dict]:
+        """load_skill and read_skill_file, and the MCP tools of loaded skills (ask again after
+        a load_skill: a skill with an MCP server adds its tools)."""
+        return self.session.tool_definitions(provider)
 
     def handle_tool_call(self, tool: str, arguments: dict | str) -> str:
-        from skillctl.tools import handle_tool_call
+        return self.session.handle_tool_call(tool, arguments)
 
-        return handle_tool_call(self, tool, arguments)
+    def close(self) -> None:
+        """End the session: stop the MCP servers loaded skills started."""
+        if self._session is not None:
+            self._session.close()
+
+    def __enter__(self) -> SkillSet:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

@@ -45,28 +45,34 @@ _SPECS = [
 TOOL_NAMES = tuple(s["name"] for s in _SPECS)
 
 
-def openai_tools() -> list[dict]:
-    """Chat Completions ``tools=`` entries."""
+def specs() -> list[dict]:
+    """The provider-neutral specs (name, description, JSON-schema parameters) of these tools."""
+    return [dict(s) for s in _SPECS]
+
+
+def openai_tools(specs: list[dict] | None = None) -> list[dict]:
+    """Chat Completions ``tools=`` entries (of ``specs``, by default this module's tools)."""
     return [
         {"type": "function", "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]}}
-        for s in _SPECS
+        for s in (_SPECS if specs is None else specs)
     ]
 
 
-def anthropic_tools() -> list[dict]:
-    """Messages API ``tools=`` entries."""
-    return [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]} for s in _SPECS]
+def anthropic_tools(specs: list[dict] | None = None) -> list[dict]:
+    """Messages API ``tools=`` entries (of ``specs``, by default this module's tools)."""
+    return [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]} for s in (_SPECS if specs is None else specs)]
 
 
-def tool_definitions(provider: str = "openai") -> list[dict]:
+def tool_definitions(provider: str = "openai", specs: list[dict] | None = None) -> list[dict]:
     if provider == "openai":
-        return openai_tools()
+        return openai_tools(specs)
     if provider == "anthropic":
-        return anthropic_tools()
+        return anthropic_tools(specs)
     raise UsageError(f"unknown tool provider {provider!r}", hint="Use 'openai' or 'anthropic'.", code="tool.unknown_provider")
 
 
-def _skill(skills, name: str):
+def skill_named(skills, name: str):
+    """The installed skill called ``name``, or SkillctlError(code=tool.unknown_skill)."""
     skill = skills.get(name) if isinstance(name, str) else None
     if skill is None:
         raise SkillctlError(f"no skill named {name!r}", hint="Use a name from the catalog.", code="tool.unknown_skill")
@@ -77,7 +83,7 @@ def load_skill(skills, name: str) -> str:
     """The instructions of skill ``name`` as the full prompt tier renders them (markdown)."""
     from skillctl import prompt
 
-    skill = _skill(skills, name)
+    skill = skill_named(skills, name)
     loaded = prompt.load_full(skill, config=getattr(skills, "config", None))
     skills.record_use([skill.name])
     return prompt.full([loaded], "markdown")
@@ -103,7 +109,7 @@ def safe_path(base: Path, relative: str) -> Path:
 
 
 def read_skill_file(skills, name: str, path: str) -> str:
-    skill = _skill(skills, name)
+    skill = skill_named(skills, name)
     target = safe_path(Path(skill.path), path)
     if not target.is_file():
         raise SkillctlError(f"{skill.name} has no file {path!r}", code="tool.file_not_found")
@@ -117,28 +123,49 @@ def read_skill_file(skills, name: str, path: str) -> str:
     return text
 
 
+def parse_arguments(arguments: dict | str | None) -> dict:
+    """A tool call's arguments, given as a JSON object text or a mapping."""
+    args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+    if not isinstance(args, dict):
+        raise TypeError("the arguments must be a JSON object")
+    return args
+
+
+def error_reply(err: Exception) -> str:
+    """The text a model reads for a failed call: a stable code, what happened, what to do."""
+    if isinstance(err, SkillctlError):
+        return json.dumps({"error": err.code, "message": err.message, "hint": err.hint})
+    return json.dumps({"error": "tool.bad_call", "message": f"{type(err).__name__}: {err}"})
+
+
+BAD_CALL_ERRORS = (ValueError, TypeError, OSError)  # a malformed call, reported as tool.bad_call
+
+
 def handle_tool_call(skills, tool: str, arguments: dict | str) -> str:
     """Run one tool call; errors come back as text the model can read (never an exception)."""
     try:
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+        args = parse_arguments(arguments)
         if tool == "load_skill":
             return load_skill(skills, args.get("name"))
         if tool == "read_skill_file":
             return read_skill_file(skills, args.get("name"), args.get("path"))
         raise SkillctlError(f"unknown tool {tool!r}", code="tool.unknown")
-    except SkillctlError as err:
-        return json.dumps({"error": err.code, "message": err.message, "hint": err.hint})
-    except (ValueError, TypeError, OSError) as err:
-        return json.dumps({"error": "tool.bad_call", "message": f"{type(err).__name__}: {err}"})
+    except (SkillctlError, *BAD_CALL_ERRORS) as err:
+        return error_reply(err)
 
 
 __all__ = [
+    "BAD_CALL_ERRORS",
     "TOOL_NAMES",
     "anthropic_tools",
+    "error_reply",
     "handle_tool_call",
     "load_skill",
     "openai_tools",
+    "parse_arguments",
     "read_skill_file",
     "safe_path",
+    "skill_named",
+    "specs",
     "tool_definitions",
 ]

@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": ("run", "run", "Run a skill's code in a sandbox."),
     "scan": ("scan", "scan", "Scan skills for dangerous instructions and code (the registry's scanner)."),
     "hook": ("hook", "hook", "Route every prompt inside an agent (Claude Code hook)."),
+    "mcp": ("mcp", "mcp", "Serve the installed skills over MCP; add that server to agents' configs."),
 }
 
 

@@ -40,10 +40,6 @@ class SkillNotFound(SkillctlError):
     code = "run.not_found"
 
 
-class InvalidSkill(SkillctlError):
-    code = "run.invalid_skill"
-
-
 @click.command("run", epilog=EPILOG)
 @click.argument("skill")
 @click.option(
@@ -63,28 +59,25 @@ class InvalidSkill(SkillctlError):
 @pass_app
 def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow_network, as_json: bool) -> int:
     """Run SKILL (an installed skill's NAME, or a PATH to a skill folder) in a sandbox."""
-    from skillctl.sandbox import HostCaps, RunRequest, run_skill
+    from skillctl.sandbox import run_skill
+    from skillctl.sandbox.request import request_for
 
     input_value = _parse_input(input_)  # usage errors first
     folder = resolve_skill(skill)
-    runtime = _runtime(folder)
     config = _config_or_none(app)
-    consent = allow_network or _network_setting(config, folder.name)
-    if runtime is not None and runtime.requires_network and not consent:
-        console.warn(f"{folder.name} asks for the network; it runs without it "
-                     f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)")
-    request = RunRequest(
-        skill_dir=folder,
-        runtime=runtime,
+    request = request_for(
+        folder,
+        config=config,
         input=input_value,
+        allow_network=allow_network,
         backend=backend,
         timeout_seconds=timeout,
-        caps=HostCaps.from_config(config),
         output_dir=output_dir,
         image=image,
-        allow_network=consent,
-        network_allow=[str(c) for c in ((config.get("sandbox.network_allow") if config else None) or [])],
     )
+    if request.runtime is not None and request.runtime.requires_network and not request.allow_network:
+        console.warn(f"{folder.name} asks for the network; it runs without it "
+                     f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)")
     result = run_skill(request)
     if as_json:
         console.out_json(result.to_dict())
@@ -115,18 +108,6 @@ def resolve_skill(skill: str) -> Path:
     )
 
 
-def _runtime(folder: Path):
-    from skillctl.format import load_skill
-
-    report = load_skill(folder)
-    if report.manifest is None:
-        codes = ", ".join(f.code for f in report.errors) or "no manifest"
-        raise InvalidSkill(
-            f"{folder} is not a valid skill ({codes})", hint=f"Run `skillctl validate {folder}`."
-        )
-    return report.manifest.runtime
-
-
 def _parse_input(raw: str | None):
     if raw is None:
         return None
@@ -144,13 +125,6 @@ def _parse_input(raw: str | None):
         raise UsageError(
             f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.'
         , code="run.input_not_json") from None
-
-
-def _network_setting(config, name: str) -> bool:
-    """The per-skill consent: ``[skills.NAME] network = true`` in config.toml."""
-    if config is None:
-        return False
-    return bool(config.skill_settings(name).get("network", False))
 
 
 def _config_or_none(app: App):
