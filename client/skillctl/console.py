@@ -42,6 +42,11 @@ def out_json(data: Any, *, compact: bool = False) -> None:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def plural(count: int, noun: str, plural_form: str = "") -> str:
+    """``1 error``, ``2 errors``."""
+    return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
 def info(text: str) -> None:
     sys.stderr.write(text + "\n")
 

@@ -19,6 +19,8 @@ from skillctl.format.names import MAX_NAME, NAME_RE
 MAX_DESCRIPTION = 1024  # the specification's limit; descriptions go into every prompt
 MAX_COMPATIBILITY = 500  # the specification's limit
 # `Bash(git add:*)` holds a space; split the allowed-tools string on spaces/commas outside (...).
+# The description `skillctl init` writes: left unchanged, the skill tells agents nothing.
+PLACEHOLDER_DESCRIPTION = re.compile(r"^Describe what \S+ does and when an agent should use it\b")
 _TOOL_RE = re.compile(r"[^\s,(]+(?:\([^)]*\))?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 
@@ -95,6 +97,10 @@ def _check_description(text: str, raw: Any, r: Reader) -> None:
         if raw is None or isinstance(raw, str):
             r.findings.append(error("description.missing", "the description is missing or empty", where))
         return
+    if PLACEHOLDER_DESCRIPTION.match(text):
+        r.findings.append(
+            error("description.placeholder", "the description is still the placeholder `skillctl init` wrote", where)
+        )
     if len(text) > MAX_DESCRIPTION:
         r.findings.append(
             error(

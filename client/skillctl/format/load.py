@@ -13,6 +13,7 @@ from typing import IO
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.limits import DEFAULT_LIMITS, Limits
 from skillctl.format.parse import parse_skill_md
+from skillctl.format.links import missing_links
 from skillctl.format.report import SkillReport
 
 SKILL_MD = "SKILL.md"
@@ -57,6 +58,11 @@ def _load_folder(folder: Path, strict: bool, limits: Limits) -> SkillReport:
     report = _load_skill_md(skill_md, folder, strict, limits)
     if report.manifest is not None:
         report.files = _folder_files(folder, report.findings)
+        if report.files:
+            rel = skill_md.parent.relative_to(folder).as_posix()
+            prefix = "" if rel == "." else rel + "/"
+            names = [f.path[len(prefix):] for f in report.files if f.path.startswith(prefix)]
+            report.findings += missing_links(report.body, names)
     return report
 
 
@@ -135,6 +141,9 @@ def load_archive(
             max_bytes=limits.max_skill_md_bytes,
         )
         findings += report.findings
+        prefix = f"{inspection.root}/" if inspection.root else ""
+        names = [f.path[len(prefix):] for f in inspection.files if f.path.startswith(prefix)]
+        findings += missing_links(report.body, names, location=location)
     else:
         report = SkillReport(path="")
         if not any(f.is_error for f in findings):

@@ -94,13 +94,57 @@ def test_real_binary_runs_validate(tmp_path):
 
 
 # --- init -------------------------------------------------------------------------------------------
-def test_init_creates_a_valid_skeleton(tmp_path, capsys):
+def test_init_skeleton_is_refused_until_its_placeholder_description_is_replaced(tmp_path, capsys):
     code, _, _ = run(capsys, "init", "my-skill", "--path", str(tmp_path))
     folder = tmp_path / "my-skill"
     assert code == 0 and (folder / "scripts").is_dir() and (folder / "references").is_dir()
     code, out, _ = run(capsys, "validate", "--json", str(folder))
     line = json_lines(out)[0]
+    assert code == 1 and [e["code"] for e in line["errors"]] == ["description.placeholder"]
+
+    skill_md = folder / "SKILL.md"
+    text = skill_md.read_text().splitlines()
+    text[2] = "description: Greets a person by name. Use when the user asks for a greeting."
+    skill_md.write_text("\n".join(text) + "\n")
+    code, out, _ = run(capsys, "validate", "--strict", "--json", str(folder))
+    line = json_lines(out)[0]
+    # The skeleton passes the specification literally: its version sits under metadata.
     assert code == 0 and line["valid"] and line["version"] == "0.1.0" and line["warnings"] == []
+
+
+def test_validate_flags_linked_files_the_skill_does_not_have(tmp_path, capsys):
+    body = (
+        "# Demo\nRead [the API](references/api.md) and [the guide](references/guide.md#setup).\n"
+        "Run `[not a link](scripts/x.py)`; see [the site](https://example.com) and [top](#demo).\n"
+        "```\n[fenced](nowhere.md)\n```\n"
+    )
+    folder = make_skill(tmp_path, GOOD.replace("# Demo\n", body))
+    (folder / "references").mkdir()
+    (folder / "references" / "api.md").write_text("api")
+    code, out, _ = run(capsys, "validate", "--json", str(folder))
+    line = json_lines(out)[0]
+    assert code == 0
+    assert [(w["code"], "references/guide.md" in w["message"]) for w in line["warnings"]] == [("link.missing", True)]
+    archive = tmp_path / "demo.zip"
+    assert run(capsys, "pack", str(folder), "-o", str(archive))[0] == 0
+    code, out, _ = run(capsys, "validate", "--json", str(archive))
+    assert [w["code"] for w in json_lines(out)[0]["warnings"]] == ["link.missing"]
+
+
+def test_validate_counts_read_in_the_singular_and_plural(tmp_path, capsys):
+    folder = make_skill(tmp_path, GOOD.replace("description: Does a thing.", "description: Describe what demo does and when an agent should use it"))
+    _, out, _ = run(capsys, "validate", str(folder))
+    assert "1 error, 0 warnings" in out
+
+
+def test_pack_defaults_to_name_version_zip_beside_not_inside_the_skill(tmp_path, capsys, monkeypatch):
+    folder = make_skill(tmp_path)
+    monkeypatch.chdir(folder)
+    code, out, _ = run(capsys, "pack", ".")
+    assert code == 0 and (tmp_path / "demo-1.0.0.zip").is_file() and not list(folder.glob("*.zip"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo-1.0.0.zip").unlink()
+    assert run(capsys, "pack", "demo")[0] == 0 and (tmp_path / "demo-1.0.0.zip").is_file()
 
 
 @pytest.mark.parametrize("name", ["Bad", "a--b", "-x", "x" * 65, "has space"])

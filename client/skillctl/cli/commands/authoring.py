@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from skillctl import console
+from skillctl.console import plural
 from skillctl.cli.app import App, json_option, pass_app
 from skillctl.errors import ExitCode, SkillctlError, UsageError
 
@@ -19,7 +20,8 @@ SKELETON = """\
 name: {name}
 description: Describe what {name} does and when an agent should use it (one or two sentences).
 license: MIT
-version: 0.1.0
+metadata:
+  version: "0.1.0"
 ---
 
 # {title}
@@ -39,7 +41,7 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     """Validate skills: folders, SKILL.md files, .zip or .tar.gz archives.
 
     Exit 0 when every PATH is valid, 1 when any is invalid, 2 on usage errors. With --json,
-    one JSON object per PATH, one per line.
+    the output is JSON Lines: one JSON object per PATH, in order, one per line.
     """
     if codes:
         return _print_codes(as_json)
@@ -63,7 +65,8 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
 def _print_report(report) -> None:  # noqa: ANN001 (SkillReport, imported lazily)
     label = f"{report.name or '?'}" + (f" {report.version}" if report.version else "")
     verdict = "valid" if report.valid else "invalid"
-    console.out(f"{report.path}: {verdict} ({label}, {len(report.errors)} errors, {len(report.warnings)} warnings)")
+    counts = f"{plural(len(report.errors), 'error')}, {plural(len(report.warnings), 'warning')}"
+    console.out(f"{report.path}: {verdict} ({label}, {counts})")
     for finding in report.errors + report.warnings:
         kind = "error" if finding.is_error else "warning"
         where = f" [{finding.location}]" if finding.location else ""
@@ -82,15 +85,18 @@ def _print_codes(as_json: bool) -> int:
 
 @click.command()
 @click.argument("directory", type=click.Path())
-@click.option("-o", "--output", required=True, type=click.Path(), help="The archive to write (.zip or .tar.gz).")
+@click.option(
+    "-o", "--output", type=click.Path(), help="The archive to write (.zip or .tar.gz); default NAME-VERSION.zip here."
+)
 @json_option
 @pass_app
-def pack(app: App, directory: str, output: str, as_json: bool) -> int:
+def pack(app: App, directory: str, output: str | None, as_json: bool) -> int:
     """Pack a skill folder into a reproducible archive (same folder, same sha256)."""
     if not Path(directory).is_dir():
         raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder")
     from skillctl.format.archive import InvalidSkillError, pack_skill
 
+    output = output or default_archive_name(directory)
     try:
         result = pack_skill(directory, output)
     except InvalidSkillError as exc:
@@ -100,7 +106,7 @@ def pack(app: App, directory: str, output: str, as_json: bool) -> int:
         raise SkillctlError(
             f"{directory} is not a valid skill; nothing was written",
             hint=f"run `skillctl validate {directory}` and fix the errors",
-            code="install.invalid_skill",
+            code="pack.invalid_skill",
         ) from exc
     except OSError as exc:
         raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed") from exc
@@ -113,6 +119,19 @@ def pack(app: App, directory: str, output: str, as_json: bool) -> int:
         console.out(f"{result.sha256}  {result.path}")
         console.success(f"packed {len(result.files)} files, {result.size} bytes")
     return int(ExitCode.OK)
+
+
+def default_archive_name(directory: str | Path) -> str:
+    """``NAME-VERSION.zip`` (``NAME.zip`` without a version) from the skill's own SKILL.md, in
+    the current folder, or beside the skill when run inside it (never packed into itself)."""
+    from skillctl.format.load import load_skill
+
+    folder = Path(directory).resolve()
+    report = load_skill(folder)
+    name = report.name or folder.name
+    filename = f"{name}-{report.version}.zip" if report.version else f"{name}.zip"
+    here = Path.cwd().resolve()
+    return str((folder.parent if here == folder or folder in here.parents else Path(".")) / filename)
 
 
 @click.command()
@@ -145,7 +164,9 @@ def init(app: App, name: str, parent: str, as_json: bool) -> int:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
     else:
         console.out(str(target))
-        console.success(f"created skill {name}; edit {target / 'SKILL.md'}, then `skillctl validate {target}`")
+        console.success(
+            f"created skill {name}; write its description in {target / 'SKILL.md'}, then `skillctl validate {target}`"
+        )
     return int(ExitCode.OK)
 
 
