@@ -94,6 +94,7 @@ def version_page(request, name: str, version: str):
     return render(request, "catalog/skill.html", {
         "skill": found, "sv": sv, "versions": versions, "manifest": manifest,
         "body_html": rendering.render_markdown(sv.body or ""),
+        "changelog_html": rendering.render_markdown(sv.changelog) if sv.changelog else "",
         "requires": manifest.get("requires") or {},
         "checks": selectors.skill_version_checks(version=sv),
         "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),

@@ -140,6 +140,7 @@ class SkillVersion(models.Model):
     yanked = models.BooleanField(default=False)
     yanked_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
     deprecated = models.CharField(max_length=MAX_REASON_CHARS, blank=True)  # the message; empty = not deprecated
+    changelog = models.TextField(blank=True)  # the author's release notes (Markdown), set at publish
     downloads = models.BigIntegerField(default=0)
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"

@@ -21,7 +21,7 @@ from registry.models import (
 from skillctl.format.versions import VersionSpecError, resolve, sort_key
 
 # Columns no version listing shows; deferred so a listing does not load and decode them per row.
-VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings")
+VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings", "changelog")
 
 
 def skill_list_visible(

@@ -172,9 +172,10 @@ class RegistryClient:
         version: str | None = None,
         owner: str | None = None,
         visibility: str | None = None,
+        changelog: str | None = None,
     ) -> dict:
         """Upload an archive; the result has ``created`` False when identical bytes existed."""
-        fields = {"version": version, "owner": owner, "visibility": visibility}
+        fields = {"version": version, "owner": owner, "visibility": visibility, "changelog": changelog}
         data = {k: v for k, v in fields.items() if v}
         archive = Path(archive)
         with archive.open("rb") as fh:
@@ -186,6 +187,64 @@ class RegistryClient:
         if isinstance(body, dict):
             body.setdefault("created", response.status_code == 201)
         return body
+
+    # --- publisher actions (the owner's admin or publisher role, a publish/admin token) ------
+
+    def yank(self, name: str, version: str, *, reason: str = "") -> dict:
+        path = f"/skills/{_q(name)}/versions/{_q(version)}/yank"
+        return self._write("POST", path, what=f"yank of {name} {version}", json={"reason": reason})
+
+    def unyank(self, name: str, version: str) -> dict:
+        path = f"/skills/{_q(name)}/versions/{_q(version)}/yank"
+        return self._write("DELETE", path, what=f"unyank of {name} {version}")
+
+    def deprecate(self, name: str, version: str, *, message: str) -> dict:
+        path = f"/skills/{_q(name)}/versions/{_q(version)}/deprecate"
+        return self._write("POST", path, what=f"deprecation of {name} {version}", json={"message": message})
+
+    def dist_tags(self, name: str) -> dict:
+        return self._get_json(f"/skills/{_q(name)}/dist-tags", what=f"dist-tags of {name}")
+
+    def dist_tag_set(self, name: str, tag: str, version: str) -> dict:
+        path = f"/skills/{_q(name)}/dist-tags/{_q(tag)}"
+        return self._write("PUT", path, what=f"dist-tag {tag} of {name}", json={"version": version})
+
+    def dist_tag_remove(self, name: str, tag: str) -> dict:
+        return self._write("DELETE", f"/skills/{_q(name)}/dist-tags/{_q(tag)}", what=f"dist-tag {tag} of {name}")
+
+    def tokens(self) -> list:
+        return self._get_json("/tokens", what="your tokens")
+
+    def token_create(self, *, scope: str, owner: str = "", name: str = "", expires_days: int | None = None) -> dict:
+        body = {"scope": scope, "owner": owner, "name": name, "expires_days": expires_days}
+        return self._write("POST", "/tokens", what="a new token", json={k: v for k, v in body.items() if v})
+
+    def token_revoke(self, token_id: int) -> dict:
+        return self._write("DELETE", f"/tokens/{int(token_id)}", what=f"token {token_id}")
+
+    def org_create(self, name: str) -> dict:
+        return self._write("POST", "/orgs", what=f"organisation {name}", json={"name": name})
+
+    def org(self, name: str) -> dict:
+        return self._get_json(f"/orgs/{_q(name)}", what=f"organisation {name}")
+
+    def org_members(self, name: str) -> list:
+        return self._get_json(f"/orgs/{_q(name)}/members", what=f"members of {name}")
+
+    def org_member_set(self, org: str, username: str, role: str) -> dict:
+        path = f"/orgs/{_q(org)}/members"
+        return self._write("POST", path, what=f"membership of {username} in {org}", json={"username": username, "role": role})
+
+    def org_member_remove(self, org: str, username: str) -> dict:
+        path = f"/orgs/{_q(org)}/members/{_q(username)}"
+        return self._write("DELETE", path, what=f"membership of {username} in {org}")
+
+    def _write(self, method: str, path: str, *, what: str, json: dict | None = None) -> dict:
+        """A write's JSON answer ({} for 204 No Content)."""
+        response = self._send(method, path, what=what, json=json)
+        if response.status_code == 204 or not response.content:
+            return {}
+        return self._json(response)
 
     def download(
         self,

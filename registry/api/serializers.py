@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from registry import selectors
 from registry.models import Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
-from skillctl.format.limits import MAX_REASON_CHARS
+from skillctl.format.limits import MAX_CHANGELOG_CHARS, MAX_REASON_CHARS
 
 
 def absolute_url(request, path: str) -> str:
@@ -29,6 +29,9 @@ class PublishIn(serializers.Serializer):
     version = serializers.CharField(required=False, allow_blank=True, help_text="Else SKILL.md's version.")
     owner = serializers.CharField(required=False, allow_blank=True, help_text="User or organisation; first publish only.")
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False, help_text="First publish only.")
+    changelog = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=MAX_CHANGELOG_CHARS, help_text="Release notes (Markdown)."
+    )
 
 
 class YankIn(serializers.Serializer):
@@ -92,6 +95,7 @@ class VersionDetailOut(VersionOut):
     body = serializers.CharField()
     files = serializers.JSONField()
     warnings = serializers.JSONField()
+    changelog = serializers.CharField(help_text="The author's release notes (Markdown); empty when none")
     routing_manifest = serializers.SerializerMethodField()
     checks = serializers.SerializerMethodField(help_text="scan, manifest and tests: status, times, results")
 

@@ -97,6 +97,7 @@ class VersionList(APIView):
             version=form.validated_data.get("version") or None,
             owner=form.validated_data.get("owner") or None,
             visibility=form.validated_data.get("visibility") or None,
+            changelog=form.validated_data.get("changelog") or "",
         )
         body = VersionDetailOut(result.version, context={"request": request, "skill_name": name}).data
         response = Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

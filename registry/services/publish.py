@@ -9,7 +9,7 @@ same version with the same bytes (200) or other bytes (409), else store the arch
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO
 
 from django.conf import settings
@@ -26,6 +26,7 @@ from registry.services.checks import checks_create
 from registry.services.summary import skill_summary_refresh
 from registry.storage import archive_delete, archive_key, archive_put
 from skillctl.format import Limits, SkillReport, load_archive
+from skillctl.format.limits import MAX_CHANGELOG_CHARS
 from skillctl.format.semver import semver_problem
 
 
@@ -39,6 +40,7 @@ class PublishResult:
 class _Checked:
     report: SkillReport  # manifest, body, files and the archive's sha256/size/kind
     version: str
+    changelog: str = ""  # the author's release notes for this version (Markdown)
 
 
 def skill_version_publish(
@@ -49,12 +51,15 @@ def skill_version_publish(
     version: str | None = None,
     owner: str | None = None,
     visibility: str | None = None,
+    changelog: str = "",
 ) -> PublishResult:
     _check_size(archive)
+    if len(changelog) > MAX_CHANGELOG_CHARS:
+        raise Invalid("changelog.too_long", f"The changelog is limited to {MAX_CHANGELOG_CHARS} characters.")
     if not actor.is_authenticated:
         raise Unauthenticated("auth.required", "Publishing needs `Authorization: Bearer <token>`.")
     _check_target(actor=actor, name=name, owner=owner, visibility=visibility, lock=False)
-    checked = _check_archive(archive=archive, name=name, version=version)
+    checked = replace(_check_archive(archive=archive, name=name, version=version), changelog=changelog.strip())
     for _ in range(3):  # a concurrent first publish of the same name makes us look again
         try:
             return _store(actor=actor, name=name, owner=owner, visibility=visibility, archive=archive, checked=checked)
@@ -212,6 +217,7 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         body=report.body,
         files=[f.to_dict() for f in report.files],
         warnings=[_problem(f) for f in report.warnings],
+        changelog=checked.changelog,
         published_by=actor.user,
     )
     skill_summary_refresh(skill=skill)

@@ -11,7 +11,8 @@ from skillctl.errors import CODES, SkillctlError
 
 SOURCE = Path(skillctl.__file__).parent
 CODE_STYLE = re.compile(r"^[a-z]+\.[a-z0-9_]+$")
-ERROR_CLASSES = {"SkillctlError", "UsageError", "NetworkError", "IntegrityError", "RegistryError", "VersionSpecError"}
+# (VersionSpecError, LocalChangesError and ArchiveError carry one fixed code each.)
+ERROR_CLASSES = {"SkillctlError", "UsageError", "NetworkError", "IntegrityError", "RegistryError"}
 FINDING_PASS_THROUGH = {"skill.unreadable", "frontmatter.missing", "frontmatter.unclosed"}  # migrate's, format codes
 
 

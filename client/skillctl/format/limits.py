@@ -8,6 +8,9 @@ MiB = 1024 * 1024
 # A yank reason or deprecation message: shown in listings and CLI warnings, a paragraph, not an
 # essay. The registry's columns, its API and `skillctl yank --reason` share it.
 MAX_REASON_CHARS = 500
+# Release notes published with a version: a page at most; a longer history belongs in a
+# CHANGELOG file inside the skill.
+MAX_CHANGELOG_CHARS = 10_000
 
 
 @dataclass(frozen=True)

@@ -251,3 +251,20 @@ def sort_key(version: str) -> tuple:
     """For sorting version strings oldest first; unparsable ones sort first."""
     parsed = Version.parse(version)
     return (0, version) if parsed is None else (1, parsed._key())
+
+
+BUMPS = ("major", "minor", "patch")
+
+
+def bump(version: str, part: str) -> str:
+    """The next version: ``bump("1.4.2", "minor") == "1.5.0"``; a prerelease's patch bump is its
+    release (``1.5.0-rc.1`` -> ``1.5.0``), as ``npm version`` does."""
+    parsed = Version.parse(version)
+    if parsed is None or part not in BUMPS:
+        raise VersionSpecError(version if parsed is None else part)
+    major, minor, patch = parsed.release
+    if part == "major":
+        return f"{major + 1}.0.0" if not (parsed.pre and minor == patch == 0) else f"{major}.0.0"
+    if part == "minor":
+        return f"{major}.{minor + 1}.0" if not (parsed.pre and patch == 0) else f"{major}.{minor}.0"
+    return f"{major}.{minor}.{patch + 1}" if not parsed.pre else f"{major}.{minor}.{patch}"

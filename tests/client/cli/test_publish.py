@@ -95,10 +95,18 @@ def test_publish_is_reproducible_same_folder_same_sha(capsys, fake, skill):
 
 
 def test_publish_options_are_sent(capsys, fake, skill):
-    code, _, err = run(capsys, "publish", str(skill), "--version", "1.2.0", "--owner", "acme", "--private")
+    code, _, err = run(capsys, "publish", str(skill), "--version", "1.0.0", "--owner", "acme", "--private",
+                       "--changelog", "Fixes the *greeting*.")
     assert code == 0, err
     fields = fake.uploads[0]["fields"]
-    assert (fields["version"][1], fields["owner"][1], fields["visibility"][1]) == (b"1.2.0", b"acme", b"private")
+    assert (fields["version"][1], fields["owner"][1], fields["visibility"][1]) == (b"1.0.0", b"acme", b"private")
+    assert fields["changelog"][1] == b"Fixes the *greeting*."
+
+
+def test_a_version_other_than_skill_md_s_is_refused_before_any_upload(capsys, fake, skill):
+    code, out, err = run(capsys, "publish", str(skill), "--version", "1.2.0", "--json")
+    assert code == 2 and fake.uploads == []
+    assert json.loads(out)["error"] == "publish.version_mismatch" and "--bump" in err
 
 
 def test_publish_an_archive_as_is(capsys, fake, skill, tmp_path):
