@@ -137,9 +137,10 @@ def default_archive_name(directory: str | Path) -> str:
 @click.command()
 @click.argument("name")
 @click.option("--path", "parent", type=click.Path(), default=".", help="The folder to create NAME/ in.")
+@click.option("--description", default=None, help="What the skill does and when to use it (else a placeholder to replace).")
 @json_option
 @pass_app
-def init(app: App, name: str, parent: str, as_json: bool) -> int:
+def init(app: App, name: str, parent: str, description: str | None, as_json: bool) -> int:
     """Create a new skill skeleton in NAME/ (SKILL.md, scripts/, references/)."""
     from skillctl.format.load import load_skill
     from skillctl.format.names import MAX_NAME, NAME_RE
@@ -156,7 +157,13 @@ def init(app: App, name: str, parent: str, as_json: bool) -> int:
         for sub in ("scripts", "references"):
             (target / sub).mkdir(parents=True, exist_ok=True)
         title = name.replace("-", " ").title()
-        (target / "SKILL.md").write_text(SKELETON.format(name=name, title=title), encoding="utf-8")
+        text = SKELETON.format(name=name, title=title)
+        if description:
+            import json
+
+            placeholder = text.splitlines()[2]
+            text = text.replace(placeholder, "description: " + json.dumps(" ".join(description.split())), 1)
+        (target / "SKILL.md").write_text(text, encoding="utf-8")
     except OSError as exc:
         raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed") from exc
     report = load_skill(target)
@@ -164,9 +171,8 @@ def init(app: App, name: str, parent: str, as_json: bool) -> int:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
     else:
         console.out(str(target))
-        console.success(
-            f"created skill {name}; write its description in {target / 'SKILL.md'}, then `skillctl validate {target}`"
-        )
+        todo = "write its instructions" if description else "write its description and instructions"
+        console.success(f"created skill {name}; {todo} in {target / 'SKILL.md'}, then `skillctl validate {target}`")
     return int(ExitCode.OK)
 
 
