@@ -46,6 +46,42 @@ class RegistryError(SkillctlError):
         return {**super().to_dict(), "status": self.status, "errors": self.errors}
 
 
+def transport_cause(exc: BaseException) -> str:
+    """Why a connection failed, in words ("connection refused", "name not resolved", ...)."""
+    import socket
+    import ssl
+
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    for err in seen:
+        if isinstance(err, ConnectionRefusedError):
+            return "connection refused (is the registry running on that port?)"
+        if isinstance(err, socket.gaierror):
+            return "name not resolved (check the host name, or your DNS)"
+        if isinstance(err, ssl.SSLCertVerificationError):
+            detail = getattr(err, "verify_message", "") or ""
+            return "TLS certificate not trusted" + (f" ({detail})" if detail else "")
+        if isinstance(err, ssl.SSLError):
+            return "TLS handshake failed"
+        if isinstance(err, ConnectionResetError):
+            return "connection reset by the server"
+        if isinstance(err, TimeoutError):
+            return "timed out"
+        if isinstance(err, OSError) and err.strerror:
+            return err.strerror[0].lower() + err.strerror[1:]
+    text = str(exc).lower()
+    for needle, words in (("refused", "connection refused (is the registry running on that port?)"),
+                          ("name or service not known", "name not resolved (check the host name, or your DNS)"),
+                          ("nodename nor servname", "name not resolved (check the host name, or your DNS)"),
+                          ("certificate", "TLS certificate not trusted")):
+        if needle in text:
+            return words
+    return re.sub(r"sky_\w+", "sky_****", str(exc)) or type(exc).__name__
+
+
 def _q(part: str) -> str:
     return quote(str(part), safe="")
 
@@ -310,17 +346,24 @@ class RegistryClient:
             yield
         except httpx.TimeoutException as exc:
             raise NetworkError(
-                f"{self.registry.name} ({self.registry.url}) timed out for {what}",
+                f"{self._label()} timed out ({what})",
                 hint="Retry; check your connection or the registry's status.",
                 code="network.timeout",
             ) from exc
         except httpx.HTTPError as exc:
             raise NetworkError(
-                f"cannot reach registry {self.registry.name} at {self.registry.url}: "
-                f"{type(exc).__name__}",
+                f"cannot reach {self._label()}: {self._redacted(transport_cause(exc))}",
                 hint="Check the URL (`skillctl config`), SKILLYARD_REGISTRY and your connection.",
                 code="network.unreachable",
             ) from exc
+
+    def _redacted(self, text: str) -> str:
+        return text.replace(self.registry.token, "****") if self.registry.token else text
+
+    def _label(self) -> str:
+        """``the registry at URL`` (named when it has a configured name)."""
+        named = self.registry.name not in ("env", "", self.registry.url)
+        return f"registry {self.registry.name} at {self.registry.url}" if named else f"the registry at {self.registry.url}"
 
     def _raise_for_status(self, response: httpx.Response, what: str) -> None:
         status = response.status_code

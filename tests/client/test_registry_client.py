@@ -108,6 +108,38 @@ def test_connection_failure_is_network_error_exit_3_with_hint():
     assert "SKILLYARD_REGISTRY" in info.value.hint
 
 
+@pytest.mark.parametrize(
+    ("cause", "words"),
+    [
+        (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
+        (__import__("socket").gaierror(-2, "Name or service not known"), "name not resolved"),
+        (__import__("ssl").SSLCertVerificationError(1, "certificate verify failed"), "TLS certificate not trusted"),
+        (ConnectionResetError(104, "Connection reset by peer"), "connection reset"),
+    ],
+)
+def test_connection_failures_name_the_url_and_the_cause_in_words(cause, words):
+    def handler(request):
+        raise httpx.ConnectError("[Errno] low-level") from cause
+
+    with pytest.raises(NetworkError) as info:
+        client(handler).skill("x")
+    assert info.value.code == "network.unreachable" and words in info.value.message
+    assert "https://reg.example" in info.value.message and "ConnectError" not in info.value.message
+
+
+def test_a_refused_loopback_connection_says_connection_refused():
+    import socket
+
+    from skillctl.config import Registry
+
+    with socket.socket() as sock:  # bound, never listening: connecting is refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        with pytest.raises(NetworkError) as info, RegistryClient(Registry("env", f"http://127.0.0.1:{port}", "")) as rc:
+            rc.skill("x")
+    assert info.value.message.startswith(f"cannot reach the registry at http://127.0.0.1:{port}: connection refused")
+
+
 def test_timeout_is_network_error():
     def handler(request):
         raise httpx.ReadTimeout("slow")
