@@ -26,6 +26,9 @@ from skillctl.errors import SkillctlError
 
 EVENT = "UserPromptSubmit"
 HOOK_ARGS = "hook claude"  # what identifies our entry in settings.json
+# For a project's settings, which teams commit: no machine's path in it, and a teammate without
+# skillctl gets no hook error on every prompt.
+PORTABLE_COMMAND = f"command -v skillctl >/dev/null 2>&1 && skillctl {HOOK_ARGS} || true"
 HOOK_TIMEOUT_S = 30  # Claude Code waits this long at most; a cold semantic route takes ~1 s
 TRANSCRIPT_TAIL_BYTES = 256 * 1024  # the previous prompts are at the end; never read it all
 HISTORY_MESSAGES = 2  # continuations join at most this many earlier prompts

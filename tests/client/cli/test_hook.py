@@ -124,7 +124,8 @@ def test_install_writes_project_settings_once_and_reports_where(project, monkeyp
     assert main(["hook", "install", "claude", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert first["changed"] is True and first["settings"] == str(project / ".claude" / "settings.json")
-    assert first["command"].endswith("hook claude")
+    # Committed with the project: no machine's path in it.
+    assert "skillctl hook claude" in first["command"] and "/" not in first["command"].replace(">/dev/null", "")
     assert main(["hook", "install", "claude", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["changed"] is False
     assert main(["hook", "--json"]) == 0
@@ -133,8 +134,10 @@ def test_install_writes_project_settings_once_and_reports_where(project, monkeyp
 
 
 def test_install_global_writes_the_users_settings(project, tmp_path, monkeypatch, capsys):
-    assert main(["hook", "install", "claude", "-g"]) == 0
+    assert main(["hook", "install", "claude", "-g", "--json"]) == 0
+    command = json.loads(capsys.readouterr().out)["command"]
     assert "hook claude" in (tmp_path / "user" / ".claude" / "settings.json").read_text()
+    assert command.split()[0].startswith("/")  # this machine's own settings: this skillctl, by path
 
 
 def test_install_refuses_broken_settings_with_a_hint(project, monkeypatch, capsys):
@@ -154,9 +157,13 @@ def test_the_installed_command_runs_as_claude_code_would_run_it(project, tmp_pat
     installed = subprocess.run([str(skillctl), "hook", "install", "claude", "--json"], capture_output=True, text=True,
                                env=env, cwd=project, timeout=60, check=True)
     command = json.loads(installed.stdout)["command"]
-    assert command.startswith(str(skillctl))
     event = {"session_id": "real", "cwd": str(project), "prompt": "please rotate the pages of my pdf"}
+    on_path = {**env, "PATH": f"{skillctl.parent}:/usr/bin:/bin"}
     done = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+                          env=on_path, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "rotate.py" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    # A teammate without skillctl: no output, no error on every prompt.
+    absent = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True, text=True,
+                            env={**env, "PATH": "/usr/bin:/bin"}, cwd=tmp_path, timeout=60)
+    assert (absent.returncode, absent.stdout, absent.stderr) == (0, "", "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -120,7 +121,12 @@ def install(app: App, agent: str, user: bool, as_json: bool) -> int:
     from skillctl import agent_hooks, paths
 
     settings = agent_hooks.claude_settings_path(user=user, project=paths.project_root())
-    command = f"{_executable()} {agent_hooks.HOOK_ARGS}"
+    # The user's settings belong to this machine: this skillctl, by absolute path. A project's are
+    # committed and shared: `skillctl` from PATH, doing nothing where it is not installed.
+    command = f"{_executable()} {agent_hooks.HOOK_ARGS}" if user else agent_hooks.PORTABLE_COMMAND
+    if not user and shutil.which("skillctl") is None:
+        console.warn("skillctl is not on PATH here, so the hook will do nothing until it is "
+                     "(or use `skillctl hook install claude -g` for this machine only)")
     changed = agent_hooks.install_claude(settings, command)
     if as_json:
         console.out_json({"agent": agent, "settings": str(settings), "command": command, "changed": changed})
