@@ -130,3 +130,20 @@ def test_tokens_and_organisations(cli, live_registry):
 
     refused = cli("org", "create", "other", "--json", ok=False)  # the publish token may not
     assert refused.returncode == 1 and json.loads(refused.stdout)["error"] == "registry.forbidden"
+
+
+def test_use_prints_instructions_with_readable_files_and_installs_nothing(cli, live_registry, tmp_path):
+    folder = skill(tmp_path / "src", "epsilon", body="Run `{baseDir}/scripts/go.py` to start.")
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "go.py").write_text("print('go')\n")
+    live_registry.publish(folder)
+
+    data = json.loads(cli("use", "epsilon", "--json").stdout)
+    unpacked = Path(data["path"])
+    assert data["version"] == "1.0.0" and (unpacked / "scripts" / "go.py").read_text() == "print('go')\n"
+    assert f"{unpacked}/scripts/go.py" in data["instructions"] and "scripts/go.py" in data["resources"]
+    text = cli("use", "epsilon@1.0.0").stdout
+    assert "epsilon" in text and "to start" in text
+    assert not (tmp_path / "skills.toml").exists() and not (tmp_path / ".agents").exists()
+    missing = cli("use", "nope", "--json", ok=False)
+    assert missing.returncode == 1 and json.loads(missing.stdout)["error"] == "registry.not_found"

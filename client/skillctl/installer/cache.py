@@ -81,3 +81,29 @@ def add_copy(path: Path) -> tuple[Path, str]:
             dst.write(chunk)
     sha = digest.hexdigest()
     return store(tmp, sha), sha
+
+
+def unpacked(archive: Path, sha256: str, name: str) -> Path:
+    """The archive's skill folder, extracted once under ``cache_dir()/unpacked/<sha256>/``
+    (``skillctl use``: readable files without an install). Extraction goes to a staging folder
+    renamed into place, so a crash never leaves half a skill there."""
+    import shutil
+
+    from skillctl.format import extract_archive
+
+    home = paths.cache_dir() / "unpacked" / sha256
+    target = home / name
+    if (target / "SKILL.md").is_file():
+        return target
+    home.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=home))
+    try:
+        root = Path(extract_archive(archive, staging / "x"))
+        if not (root / "SKILL.md").is_file():
+            inner = [p for p in root.iterdir() if (p / "SKILL.md").is_file()]
+            root = inner[0] if len(inner) == 1 else root
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(root, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target

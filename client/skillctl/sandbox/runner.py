@@ -71,7 +71,8 @@ def entrypoint_command(runtime: Any) -> list[str]:
     if not entrypoint:
         raise SandboxRequestError(
             "the skill declares no runtime entrypoint",
-            hint="Add `runtime: {entrypoint: scripts/main.py}` to SKILL.md, or pass a command.",
+            hint="Add `runtime: {entrypoint: scripts/main.py}` to SKILL.md, or give a command: "
+            "`skillctl run NAME -- python3 /skill/scripts/main.py`.",
         )
     if entrypoint.startswith("/") or ".." in Path(entrypoint).parts:
         raise SandboxRequestError(

@@ -56,7 +56,10 @@ def registry(monkeypatch):
             return httpx.Response(200, json=DETAIL)
         if path.startswith("/api/v1/skills/weather/versions/"):
             version = path.rsplit("/", 1)[1]
-            return httpx.Response(200, json={"version": version, "manifest": MANIFEST, "files": []})
+            return httpx.Response(200, json={
+                "version": version, "manifest": MANIFEST, "body": f"# Weather {version}\nAsk the forecast API.\n",
+                "files": [{"path": "SKILL.md", "size": 120, "sha256": "e" * 64},
+                          {"path": "scripts/forecast.py", "size": 812, "sha256": "f" * 64}]})
         return httpx.Response(404, json={"title": "Not Found", "detail": "no such skill", "errors": []})
 
     monkeypatch.setattr(RegistryClient, "default_transport", httpx.MockTransport(handler))
@@ -147,3 +150,13 @@ def test_network_failure_exits_3(capsys, monkeypatch):
     monkeypatch.setattr(RegistryClient, "default_transport", httpx.MockTransport(handler))
     code, _, err = run(capsys, "search", "x")
     assert code == 3 and "hint:" in err
+
+
+def test_show_files_and_readme_of_the_resolved_version(registry, capsys):
+    code, out, _ = run(capsys, "show", "weather@1.0.0", "--files", "--readme")
+    assert code == 0
+    assert re.search(r"scripts/forecast\.py\s+812", out) and "# Weather 1.0.0" in out
+    code, out, _ = run(capsys, "show", "weather", "--files", "--readme", "--json")
+    data = json.loads(out)
+    assert [f["path"] for f in data["files"]] == ["SKILL.md", "scripts/forecast.py"]
+    assert data["readme"].startswith("# Weather 1.1.0")

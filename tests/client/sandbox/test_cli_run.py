@@ -108,3 +108,16 @@ def test_run_gives_the_network_only_with_consent(tmp_path, backend, flag):
         assert proxy == "http://127.0.0.1:3128"
     else:
         assert proxy == "none" and "--allow-network" in result.stderr
+
+
+def test_a_command_after_the_double_dash_runs_instead_of_the_entrypoint(backend, doubler, tmp_path):
+    (doubler / "scripts" / "echo_args.py").write_text("import os, sys\nprint(os.getcwd(), sys.argv[1:])\n")
+    proc = skillctl(
+        "run", "doubler", "--json", "--backend", backend, "--",
+        "python3", "/skill/scripts/echo_args.py", "--degrees", "90", cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] == "ok" and result["stdout"] == "/work ['--degrees', '90']\n"
+    failing = skillctl("run", "doubler", "--backend", backend, "--", "sh", "-c", "exit 3", cwd=tmp_path)
+    assert failing.returncode == 1 and "exit 3" in failing.stdout + failing.stderr

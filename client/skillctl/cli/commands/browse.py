@@ -9,7 +9,7 @@ import click
 from skillctl import console
 from skillctl.cli.app import App, json_option, pass_app
 from skillctl.cli.commands.account import REGISTRY_OPTION
-from skillctl.errors import ExitCode
+from skillctl.errors import ExitCode, SkillctlError
 
 DESCRIPTION_WIDTH = 60
 
@@ -92,9 +92,11 @@ def _install_command(spec: dict) -> str:
 @click.command()
 @click.argument("ref", metavar="NAME[@SPEC]")
 @REGISTRY_OPTION
+@click.option("--files", "with_files", is_flag=True, help="List the version's files (path, size).")
+@click.option("--readme", is_flag=True, help="Print the version's SKILL.md instructions.")
 @json_option
 @pass_app
-def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
+def show(app: App, ref: str, registry_name: str | None, with_files: bool, readme: bool, as_json: bool) -> int:
     """Show a skill's versions (yanked marked), dist-tags and requirements.
 
     SPEC picks the version whose requirements are shown: 1.2.3, ^1.2, ~1.2, >=1,<2 or a tag.
@@ -111,7 +113,8 @@ def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
         versions = [v for v in detail.get("versions") or [] if isinstance(v, dict)]
         tags = detail.get("dist_tags") if isinstance(detail.get("dist_tags"), dict) else {}
         resolved = resolve(spec, versions, dist_tags=tags)
-        manifest = (client.version(name, resolved).get("manifest") or {}) if resolved else {}
+        version_detail = client.version(name, resolved) if resolved else {}
+        manifest = version_detail.get("manifest") or {}
     versions.sort(key=lambda v: sort_key(str(v.get("version"))), reverse=True)
     data = {
         "registry": reg.name,
@@ -125,10 +128,20 @@ def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
         "versions": versions,
         "requirements": requirements(manifest) if resolved else None,
     }
+    if with_files:
+        data["files"] = [{"path": f.get("path"), "size": f.get("size")} for f in version_detail.get("files") or []]
+    if readme:
+        data["readme"] = version_detail.get("body") or ""
     if as_json:
         console.out_json(data)
     else:
         _print_show(data)
+        if with_files and resolved:
+            console.out(f"files of {resolved}:")
+            console.table(["path", "size"], [[f["path"], f["size"]] for f in data["files"]])
+        if readme and resolved:
+            console.out(f"--- SKILL.md of {data['name']} {resolved} ---")
+            console.out(data["readme"].strip())
     if resolved is None:
         console.error(
             f"no version of {name} matches {spec or 'the default (latest)'!r}",
@@ -183,3 +196,41 @@ def _print_requirements(version: str, req: dict) -> None:
     console.out(f"requirements of {version}:" if lines else f"requirements of {version}: none")
     for line in lines:
         console.out(line)
+
+
+@click.command()
+@click.argument("ref", metavar="NAME[@SPEC]")
+@REGISTRY_OPTION
+@click.option("--force", is_flag=True, help="Use a version the registry's scan warns about.")
+@json_option
+@pass_app
+def use(app: App, ref: str, registry_name: str | None, force: bool, as_json: bool) -> int:
+    """Print a registry skill's instructions for an agent, without installing it.
+
+    The archive is downloaded (sha256 checked, malicious versions refused, like install) and
+    unpacked into skillctl's cache, so the paths the instructions mention can be read; nothing
+    changes in the project: no skills.toml, lock or agent links.
+    """
+    from skillctl import prompt
+    from skillctl.discovery import load_installed
+    from skillctl.installer.arguments import Source, SourceKind
+    from skillctl.installer.preparer import Preparer
+    from skillctl.installer.resolution import RegistryResolver
+    from skillctl.installer.cache import unpacked
+    from skillctl.reporting import ConsoleReporter
+
+    name, spec = split_ref(ref)
+    reporter = ConsoleReporter(progress=not as_json)
+    resolver = RegistryResolver(config=app.config, reporter=reporter, force=force)
+    fetched = Preparer(resolver).fetch(Source(SourceKind.REGISTRY, name=name, spec=spec, registry=registry_name or ""))
+    folder = unpacked(fetched.archive, fetched.sha256, name)
+    skill = load_installed("registry", folder)
+    if skill is None:
+        raise SkillctlError(f"{name} {fetched.version} has no readable SKILL.md", code="install.invalid_skill")
+    full = prompt.load_full(skill, config=app.config)
+    if as_json:
+        console.out_json({"name": name, "version": fetched.version, "sha256": fetched.sha256, "path": str(folder),
+                          "instructions": full.instructions, "resources": list(full.resources)})
+    else:
+        console.out(prompt.full([full], "xml"))
+    return 0

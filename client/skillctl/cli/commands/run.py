@@ -42,6 +42,7 @@ class SkillNotFound(SkillctlError):
 
 @click.command("run", epilog=EPILOG)
 @click.argument("skill")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND...]")
 @click.option(
     "--input", "input_", metavar="JSON|@FILE", help="Input: JSON text, or @FILE to read it."
 )
@@ -57,8 +58,14 @@ class SkillNotFound(SkillctlError):
               help="Give the skill the network its runtime asks for (through the egress proxy).")
 @json_option
 @pass_app
-def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow_network, as_json: bool) -> int:
-    """Run SKILL (an installed skill's NAME, or a PATH to a skill folder) in a sandbox."""
+def run(app: App, skill: str, argv: tuple[str, ...], input_, backend, timeout, output_dir, image, allow_network,
+        as_json: bool) -> int:
+    """Run SKILL (an installed skill's NAME, or a PATH to a skill folder) in a sandbox.
+
+    Without COMMAND, the skill's `runtime.entrypoint` runs. After `--`, COMMAND runs instead, in
+    the same sandbox (the skill at /skill, read-only; a fresh /work as the current folder):
+    `skillctl run pdf-tools -- python3 /skill/scripts/rotate.py --degrees 90`.
+    """
     from skillctl.sandbox import run_skill
     from skillctl.sandbox.request import request_for
 
@@ -74,6 +81,7 @@ def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow
         timeout_seconds=timeout,
         output_dir=output_dir,
         image=image,
+        command=list(argv) or None,
     )
     if request.runtime is not None and request.runtime.requires_network and not request.allow_network:
         console.warn(f"{folder.name} asks for the network; it runs without it "
