@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from skillctl.format.coerce import Reader, jsonable
-from skillctl.format.extensions import KNOWN_KEYS, read_extensions
+from skillctl.format.extensions import GATING_BLOCKS, KNOWN_KEYS, read_extensions
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.manifest import SPEC_FIELDS, Manifest
 from skillctl.format.names import MAX_NAME, NAME_RE
@@ -125,7 +125,9 @@ def _metadata(value: Any, r: Reader, *, strict: bool) -> dict[str, Any]:
         return {}
     make = error if strict else warning
     for key, item in value.items():
-        if not isinstance(item, str):
+        # The gating blocks of OpenClaw and its forks are mappings by design, read by skillctl
+        # and by those agents (docs/skill-fields.md); --strict still reports them.
+        if not isinstance(item, str) and (strict or key not in GATING_BLOCKS):
             r.findings.append(
                 make(
                     "metadata.value_type",
