@@ -85,9 +85,9 @@ class Config:
         chosen = name or self.default_registry
         found = self.registries.get(chosen)
         if found is None:
-            known = ", ".join(sorted(self.registries)) or "none"
+            configured = ", ".join(sorted(self.registries)) or "none"
             raise UsageError(
-                f"unknown registry {chosen!r} (configured: {known})",
+                f"unknown registry {chosen!r} (configured: {configured})",
                 hint="Add it with `skillctl config add-registry NAME URL`.",
                 code="config.unknown_registry",
             )

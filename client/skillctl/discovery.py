@@ -35,6 +35,7 @@ class InstalledSkill:
 
     @property
     def manifest(self) -> Manifest:
+        assert self.report.manifest is not None, "an InstalledSkill is only made from a parsed manifest"
         return self.report.manifest
 
 

@@ -17,7 +17,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from skillctl.format.coerce import dict_at
 
 if TYPE_CHECKING:
     from skillctl.config import Config
@@ -78,7 +80,10 @@ class Gates:
 
     @classmethod
     def from_dict(cls, data: dict) -> Gates:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__})
+        fields: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__
+        }
+        return cls(**fields)
 
 
 def current_platform() -> str:
@@ -188,7 +193,7 @@ def _tool_present(spec: InstallSpec, env: Mapping[str, str]) -> bool:
 
 def _env(gates: Gates, config: Config | None, env: Mapping[str, str]) -> list[GateFailure]:
     settings = _settings(config, gates.key)
-    from_config = settings.get("env") if isinstance(settings.get("env"), dict) else {}
+    from_config = dict_at(settings, "env")
     failures = []
     for name in gates.env:
         if env.get(name) or from_config.get(name):

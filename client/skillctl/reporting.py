@@ -86,14 +86,15 @@ class ConsoleReporter(Reporter):
             DownloadColumn,
             MofNCompleteColumn,
             Progress,
+            ProgressColumn,
             TextColumn,
             TransferSpeedColumn,
         )
 
         from skillctl.console import rich_console
 
-        columns = (TextColumn("{task.description}"), BarColumn())
-        columns += (DownloadColumn(), TransferSpeedColumn()) if unit == "bytes" else (MofNCompleteColumn(),)
+        columns: list[ProgressColumn] = [TextColumn("{task.description}"), BarColumn()]
+        columns += [DownloadColumn(), TransferSpeedColumn()] if unit == "bytes" else [MofNCompleteColumn()]
         with Progress(*columns, console=rich_console(stderr=True), transient=True) as bar:
             task = bar.add_task(label, total=total)
             yield lambda n: bar.advance(task, n)

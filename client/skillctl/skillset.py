@@ -98,7 +98,7 @@ class SkillSet:
         """The parsed skill (SKILL.md read now, once)."""
         if name not in self._parsed:
             entry = self.entry(name)
-            self._parsed[name] = entry and discovery.load_installed(entry.scope, Path(entry.path))
+            self._parsed[name] = discovery.load_installed(entry.scope, Path(entry.path)) if entry else None
         return self._parsed[name]
 
     def enabled(self, entry: Entry) -> bool:

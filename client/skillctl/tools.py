@@ -138,6 +138,14 @@ def error_reply(err: Exception) -> str:
     return json.dumps({"error": "tool.bad_call", "message": f"{type(err).__name__}: {err}"})
 
 
+def _text(args: dict, key: str) -> str:
+    """A string argument; a missing or non-string one is a bad call (TypeError)."""
+    value = args.get(key)
+    if not isinstance(value, str):
+        raise TypeError(f"{key!r} must be a string")
+    return value
+
+
 BAD_CALL_ERRORS = (ValueError, TypeError, OSError)  # a malformed call, reported as tool.bad_call
 
 
@@ -146,9 +154,9 @@ def handle_tool_call(skills, tool: str, arguments: dict | str) -> str:
     try:
         args = parse_arguments(arguments)
         if tool == "load_skill":
-            return load_skill(skills, args.get("name"))
+            return load_skill(skills, _text(args, "name"))
         if tool == "read_skill_file":
-            return read_skill_file(skills, args.get("name"), args.get("path"))
+            return read_skill_file(skills, _text(args, "name"), _text(args, "path"))
         raise SkillctlError(f"unknown tool {tool!r}", code="tool.unknown")
     except (SkillctlError, *BAD_CALL_ERRORS) as err:
         return error_reply(err)

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO
 
 from skillctl.format.findings import Finding, error
 from skillctl.format.limits import Limits
@@ -34,7 +34,7 @@ class Member:
     kind: str  # FILE | DIR | SYMLINK | HARDLINK | SPECIAL
     size: int  # declared uncompressed size (0 for non-files)
     mode: int = 0o644  # permission bits as stored; only the executable bits are kept
-    open: Callable[[], BinaryIO] | None = None
+    open: Callable[[], IO[bytes] | None] | None = None  # None from the opener: not readable
 
 
 class Refused(Exception):
@@ -56,7 +56,7 @@ _READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, tarfile.TarError, OSEr
 class _Guarded:
     """A member's stream whose read errors (a lying or cut archive) become refusals."""
 
-    def __init__(self, stream: BinaryIO, name: str) -> None:
+    def __init__(self, stream: IO[bytes], name: str) -> None:
         self._stream, self._name = stream, name
 
     def read(self, size: int) -> bytes:
@@ -78,6 +78,8 @@ def reading(member: Member) -> Iterator[_Guarded]:
         raise refused(
             "archive.truncated", f"cannot open the entry: {exc}", location(member.name)
         ) from None
+    if stream is None:
+        raise refused("archive.truncated", "the entry has no data to read", location(member.name))
     with stream:
         yield _Guarded(stream, member.name)
 

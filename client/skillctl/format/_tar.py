@@ -11,6 +11,7 @@ from __future__ import annotations
 import tarfile
 import zlib
 from collections.abc import Iterator
+from typing import Any
 
 from skillctl.format._entries import (
     CHUNK,
@@ -128,7 +129,8 @@ def iter_tar(data: bytes, limits: Limits) -> Iterator[Member]:
 
 def _open(stream: BoundedGunzip) -> tarfile.TarFile:
     try:
-        return tarfile.open(fileobj=stream, mode="r|")
+        fileobj: Any = stream  # a readable stream: all tarfile needs in "r|" mode
+        return tarfile.open(fileobj=fileobj, mode="r|")
     except tarfile.ReadError as exc:
         if str(exc) == "empty file" or stream.produced == 0:
             raise refused("archive.empty", "the tar has no entries") from None

@@ -16,6 +16,7 @@ import struct
 import zipfile
 
 from skillctl.format._entries import DIR, FILE, SPECIAL, SYMLINK, Member, Refused, location, refused
+from skillctl.format._zipinfo import ZIP64_END_SIZE, EndRecord, end_record
 from skillctl.format.findings import Finding, error
 from skillctl.format.limits import Limits
 
@@ -24,7 +25,6 @@ END_SIG = b"PK\x05\x06"
 _DESCRIPTOR_SIG = b"PK\x07\x08"
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")  # the 30-byte local file header
 _END_SIZE = 22  # the end-of-central-directory record without its comment
-_ZIP64_END_SIZE = zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
 _ENCRYPTED = 0x0001 | 0x0040  # traditional and strong encryption flag bits
 _DATA_DESCRIPTOR = 0x0008  # sizes and CRC follow the data instead of preceding it
 _UTF8_NAME = 0x0800
@@ -69,33 +69,32 @@ def read_zip(data: bytes, limits: Limits) -> list[Member]:
     return [_member(zf, info) for info in infos]
 
 
-def _open(data: bytes) -> tuple[zipfile.ZipFile, list]:
+def _open(data: bytes) -> tuple[zipfile.ZipFile, EndRecord]:
     buffer = io.BytesIO(data)
     try:
         zf = zipfile.ZipFile(buffer)
-        endrec = zipfile._EndRecData(buffer)
+        endrec = end_record(buffer)
     except _CORRUPT as exc:
         raise refused("archive.truncated", f"the zip directory cannot be read: {exc}") from None
-    if not endrec or len(zf.infolist()) != endrec[zipfile._ECD_ENTRIES_TOTAL]:
+    if endrec is None or len(zf.infolist()) != endrec.entries_total:
         raise refused(
             "archive.truncated", "the zip directory does not hold the entries it declares"
         )
     return zf, endrec
 
 
-def _check_tail(data: bytes, zf: zipfile.ZipFile, endrec: list) -> None:
+def _check_tail(data: bytes, zf: zipfile.ZipFile, endrec: EndRecord) -> None:
     """The central directory, the end record and its comment must end exactly at the last byte."""
-    end_at = endrec[zipfile._ECD_LOCATION]
-    declared_end = end_at + _END_SIZE + endrec[zipfile._ECD_COMMENT_SIZE]
+    end_at = endrec.location
+    declared_end = end_at + _END_SIZE + endrec.comment_size
     if declared_end > len(data):
         raise refused("archive.truncated", "the zip ends inside its end record's comment")
     if declared_end < len(data):
         raise refused(
             "archive.leading_data", f"{len(data) - declared_end} bytes after the end of the zip"
         )
-    zip64 = endrec[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64
-    gap = end_at - (zf.start_dir + endrec[zipfile._ECD_SIZE])
-    if gap != (_ZIP64_END_SIZE if zip64 else 0):
+    gap = end_at - (zf.start_dir + endrec.directory_size)
+    if gap != (ZIP64_END_SIZE if endrec.zip64 else 0):
         raise refused(
             "archive.leading_data", "data between the central directory and the end record"
         )

@@ -21,9 +21,8 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO
 
-from skillctl.format.errors import SkillctlError
 from skillctl.format import _extract, _pack
 from skillctl.format._entries import (
     Member,
@@ -33,6 +32,7 @@ from skillctl.format._entries import (
 from skillctl.format._scan import Scan
 from skillctl.format._tar import GZIP_MAGIC, iter_tar
 from skillctl.format._zip import looks_like_zip, read_zip
+from skillctl.format.errors import SkillctlError
 from skillctl.format.findings import Finding, error
 from skillctl.format.limits import DEFAULT_LIMITS, Limits
 from skillctl.format.report import FileEntry
@@ -40,7 +40,7 @@ from skillctl.format.report import FileEntry
 if TYPE_CHECKING:
     from skillctl.format.report import SkillReport
 
-Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
+Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO | IO[bytes]
 
 
 @dataclass

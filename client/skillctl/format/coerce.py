@@ -105,6 +105,12 @@ class Reader:
         return {}
 
 
+def dict_at(mapping: dict, key: str) -> dict:
+    """``mapping[key]`` when it is a mapping, else ``{}`` (YAML and JSON from outside)."""
+    value = mapping.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def first(sources: list[dict], *keys: str) -> tuple[Any, str]:
     """The first value present for any of ``keys`` in ``sources`` (in order), and its key."""
     for source in sources:

@@ -23,7 +23,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from skillctl.format.coerce import Reader, first
+from skillctl.format.coerce import Reader, dict_at, first
 from skillctl.format.findings import error, warning
 from skillctl.format.manifest import (
     ConditionalNext,
@@ -100,7 +100,7 @@ class _Fields:
     """Looks a field up in the frontmatter, then in each gating block, and names its path."""
 
     def __init__(self, fm: dict, r: Reader) -> None:
-        metadata = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+        metadata = dict_at(fm, "metadata")
         self.sources: list[tuple[str, dict]] = [("", fm)]
         self.sources += [(f"metadata.{b}.", metadata[b]) for b in GATING_BLOCKS if isinstance(metadata.get(b), dict)]
         self.r = r
@@ -155,7 +155,7 @@ def normalise_version(text: str) -> tuple[str | None, bool]:
 
 
 def _version(fm: dict, f: _Fields, r: Reader) -> str:
-    metadata = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    metadata = dict_at(fm, "metadata")
     candidates = [("version", fm.get("version"), False), ("metadata.version", metadata.get("version"), True)]
     candidates += [(p + "version", s.get("version"), True) for p, s in f.sources[1:]]
     for path, raw, soft in candidates:
@@ -361,7 +361,7 @@ def _scripts(value: Any, path: str, soft: bool, r: Reader) -> dict[str, str]:
 
 def _runtime(value: Any, skill_json: dict, r: Reader) -> RuntimeSpec | None:
     """The runtime block: skill.json (its `runtime` object, or itself) under the frontmatter's."""
-    base = skill_json.get("runtime") if isinstance(skill_json.get("runtime"), dict) else skill_json
+    base = skill_json["runtime"] if isinstance(skill_json.get("runtime"), dict) else skill_json
     merged = {k: v for k, v in base.items() if any(k in keys for keys in _RUNTIME_KEYS.values())}
     if isinstance(value, str):
         merged["runtime"] = value

@@ -12,8 +12,8 @@ from typing import IO
 
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.limits import DEFAULT_LIMITS, Limits
-from skillctl.format.parse import parse_skill_md
 from skillctl.format.links import missing_links
+from skillctl.format.parse import parse_skill_md
 from skillctl.format.report import SkillReport
 
 SKILL_MD = "SKILL.md"

@@ -138,7 +138,8 @@ def _parse_token(token: str, whole: str) -> Comparator:
     op, rest = m.group(1) or "=", m.group(2)
     full = Version.parse(rest)
     parts = list(full.release) if full else _partial(rest, whole)
-    low = full or Version(*(parts + [0, 0, 0])[:3])
+    major, minor, patch = (parts + [0, 0, 0])[:3]
+    low = full or Version(major, minor, patch)
     pre = low.release if low.pre else None
     if not parts:  # `*`, `>=*`: everything (or nothing, for the strict operators)
         return Comparator(negate=op in ("<", ">", "!="))
@@ -198,7 +199,8 @@ def _bump(parts: list[int], index: int) -> Version:
     """
     head = parts[: index + 1]
     head[-1] += 1
-    return Version(*(head + [0, 0, 0])[:3], pre=(0,))
+    major, minor, patch = (head + [0, 0, 0])[:3]
+    return Version(major, minor, patch, pre=(0,))
 
 
 class VersionSpecError(SkillctlError):
@@ -226,7 +228,7 @@ def resolve(spec: str, versions: list[dict], *, dist_tags: dict[str, str] | None
     """The version ``spec`` picks from ``versions`` (dicts with ``version`` and ``yanked``)."""
     text = (spec or "").strip()
     tags = dist_tags or {}
-    by_version = {}
+    by_version: dict[Version, dict] = {}
     for entry in versions:
         v = Version.parse(str(entry.get("version", "")))
         if v is not None:
@@ -241,8 +243,8 @@ def resolve(spec: str, versions: list[dict], *, dist_tags: dict[str, str] | None
         pool = stable or list(live)
         return str(live[max(pool)]["version"]) if pool else None
     if parsed.kind == "exact":
-        entry = by_version.get(parsed.exact)
-        return str(entry["version"]) if entry else None
+        exact = by_version.get(parsed.exact) if parsed.exact is not None else None
+        return str(exact["version"]) if exact else None
     candidates = [v for v in live if parsed.matches(v)]
     return str(live[max(candidates)]["version"]) if candidates else None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from skillctl.installer.records import describe_locked
 
 
 def list_installed(*, project_root: Path | None = None, include_user: bool = False,
-                   only_user: bool = False, extra_dirs: list[Path] = (), config: Any = None) -> dict:
+                   only_user: bool = False, extra_dirs: Sequence[Path] = (), config: Any = None) -> dict:
     """Installed skills with scope, version, source and gating status, plus collisions."""
     from skillctl import discovery
 

@@ -94,7 +94,7 @@ class RegistryResolver:
         info = self.listing(source)
         listed = info.get("versions") or []
         version = locked.version if locked else self._resolve(source, info, recorded)
-        entry = next((v for v in listed if v.get("version") == version), {})
+        entry: dict = next((v for v in listed if v.get("version") == version), {})
         listed_sha = entry.get("sha256") or ""
         if locked and listed_sha and listed_sha != locked.sha256:
             raise IntegrityError(
@@ -150,7 +150,7 @@ class RegistryResolver:
         version = versions.resolve(source.spec, listed, dist_tags=info.get("dist_tags"))
         if version is None:
             return locked.version, locked.sha256
-        entry = next((v for v in listed if v.get("version") == version), {})
+        entry: dict = next((v for v in listed if v.get("version") == version), {})
         return version, entry.get("sha256") or ""
 
     def _check_scan(self, client: Any, name: str, version: str, entry: dict) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -78,11 +79,11 @@ def _phrases_of(text: str) -> list[str]:
     return found
 
 
-def _ranked(weights: Counter, first_seen: dict[str, int], limit: int) -> list[str]:
+def _ranked(weights: dict[str, float], first_seen: dict[str, int], limit: int) -> list[str]:
     return sorted(weights, key=lambda t: (-weights[t], first_seen[t]))[:limit]
 
 
-def _weigh(weights: Counter, first_seen: dict[str, int], items: list[str], weight: float) -> None:
+def _weigh(weights: defaultdict[str, float], first_seen: dict[str, int], items: list[str], weight: float) -> None:
     for item in items:
         weights[item] += weight
         first_seen.setdefault(item, len(first_seen))
@@ -90,7 +91,7 @@ def _weigh(weights: Counter, first_seen: dict[str, int], items: list[str], weigh
 
 def offline_keywords(name: str, positive: str, heads: list[str], queries: list[str]) -> list[str]:
     """Name words first, then description terms, then headings and query terms, by weight."""
-    weights: Counter = Counter()
+    weights: defaultdict[str, float] = defaultdict(float)
     first: dict[str, int] = {}
     name_terms = [stem(w) for w in split_name(name) if w not in GENERIC_NAME_WORDS]
     _weigh(weights, first, [t for t in name_terms if t not in STOPWORDS], 6)
@@ -103,7 +104,7 @@ def offline_keywords(name: str, positive: str, heads: list[str], queries: list[s
 
 
 def offline_phrases(name: str, positive: str, heads: list[str]) -> list[str]:
-    weights: Counter = Counter()
+    weights: defaultdict[str, float] = defaultdict(float)
     first: dict[str, int] = {}
     name_words = [w for w in split_name(name) if w not in GENERIC_NAME_WORDS]
     if len(name_words) > 1:
@@ -118,11 +119,11 @@ def build_offline(
     name: str,
     description: str,
     body: str = "",
-    trigger_keywords: list[str] = (),
-    trigger_verbs: list[str] = (),
-    trigger_patterns: list[str] = (),
+    trigger_keywords: Sequence[str] = (),
+    trigger_verbs: Sequence[str] = (),
+    trigger_patterns: Sequence[str] = (),
     category: str = "",
-    queries: list[str] = (),
+    queries: Sequence[str] = (),
 ) -> RoutingManifest:
     """A routing manifest from what every skill has; ``queries`` when a caller has examples."""
     positive, negative = split_negative(description)

@@ -21,6 +21,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
@@ -370,10 +371,12 @@ def rank_semantic(
     bm25 = index.bm25_scores(terms(message), w)
     best = examples if examples is not None else cosines
     white = whitened if whitened is not None and w.whitened_weight else None
+    evidence: Any
     if hasattr(cosines, "argpartition"):  # numpy arrays: the top few without a Python sort
-        evidence = cosines + w.example_weight * best
+        arrays: tuple[Any, Any, Any] = (cosines, best, white)
+        evidence = arrays[0] + w.example_weight * arrays[1]
         if white is not None:
-            evidence = evidence + w.whitened_weight * white
+            evidence = evidence + w.whitened_weight * arrays[2]
         k = min(w.limit * 4, len(evidence))
         top = evidence.argpartition(len(evidence) - k)[len(evidence) - k :]
         order = [int(i) for i in top[(-evidence[top]).argsort()]]

@@ -161,11 +161,11 @@ class _Server:
     def __init__(self, spec: ServerSpec) -> None:
         self.spec = spec
         self.tools: list[McpTool] | None = None  # listed at the first start, kept across restarts
-        self._client = None  # the current owner's client; None when no server answers calls
+        self._client: Any = None  # the current owner's client (the SDK's); None when no server answers calls
         self._stop: asyncio.Event | None = None  # the current owner's stop signal
         self._owners: set[asyncio.Task] = set()  # current and winding-down owners
         self._start_lock: asyncio.Lock | None = None
-        self._stderr = None
+        self._stderr: Any = None  # a temporary file holding the server's stderr
         self._inflight = 0
         self._last_used = 0.0
 

@@ -87,7 +87,8 @@ def build_server(tools: SkillTools, *, allows: Callable[[str], bool] = lambda na
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.resources import FileResource
 
-    app = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level=log_level)
+    level: Any = log_level  # one of the logging level names
+    app = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level=level)
     for name, fn, description in _tool_functions(tools):
         if allows(name):
             app.add_tool(fn, name=name, description=description)

@@ -16,10 +16,14 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from typing import TYPE_CHECKING
 
 from skillctl import tools
 from skillctl.errors import SkillctlError
 from skillctl.runtime.policy import ToolPolicy
+
+if TYPE_CHECKING:
+    from skillctl.runtime import mcp_clients
 
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -45,7 +49,7 @@ class Session:
         self.policy = policy or ToolPolicy()
         self.mcp_call_timeout = mcp_call_timeout
         self.loaded: list[str] = []
-        self._mcp = None  # McpClients, created by the first skill that has a server
+        self._mcp: mcp_clients.McpClients | None = None  # created by the first skill that has a server
         self._lock = threading.Lock()
 
     # --- what the model is offered -----------------------------------------------------------
@@ -80,7 +84,7 @@ class Session:
                     raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
                 return self._mcp.call(skill, mcp_tool, args)
             if name == "load_skill":
-                return self.load_skill(args.get("name"))
+                return self.load_skill(str(args.get("name") or ""))
             return tools.handle_tool_call(self.skills, name, args)
         except (SkillctlError, *tools.BAD_CALL_ERRORS) as err:
             return tools.error_reply(err)

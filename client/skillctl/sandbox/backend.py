@@ -79,6 +79,8 @@ class Backend(Protocol):
 
     def run(self, job: Job) -> RawRun: ...
 
+    def host_uid(self) -> int | None: ...
+
 
 class Streams:
     """stdout + stderr captures; going over either cap sets ``wake`` (the run is then killed)."""
@@ -92,11 +94,15 @@ class Streams:
     def overflow(self) -> bool:
         return self.stdout.truncated or self.stderr.truncated
 
-    def pump(self, stream: IO[bytes], capture: StreamCapture) -> None:
+    def pump(self, stream: IO[bytes] | None, capture: StreamCapture) -> None:
         """Read ``stream`` to its end in a thread (the caller joins)."""
 
+        if stream is None:
+            return
+        read = getattr(stream, "read1", stream.read)  # pipes are buffered readers: read1 returns early
+
         def loop() -> None:
-            while chunk := stream.read1(1 << 16):
+            while chunk := read(1 << 16):
                 capture.feed(chunk)
             stream.close()
 

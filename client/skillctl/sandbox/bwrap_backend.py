@@ -83,7 +83,11 @@ class BwrapBackend:
             info.close_write_end()
             streams.pump(proc.stdout, streams.stdout)
             streams.pump(proc.stderr, streams.stderr)
-            threading.Thread(target=lambda: (proc.wait(), wake.set()), daemon=True).start()
+            def reap() -> None:
+                proc.wait()
+                wake.set()
+
+            threading.Thread(target=reap, daemon=True).start()
             finished = wake.wait(job.policy.timeout_seconds) and proc.poll() is not None
             if proc.poll() is None:
                 _kill(proc)

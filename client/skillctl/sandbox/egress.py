@@ -20,7 +20,7 @@ import os
 import socket
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from pathlib import Path
 
 PROXY_PORT = 3128  # inside the sandbox: 127.0.0.1:3128, the usual proxy port
@@ -48,13 +48,13 @@ def host_addresses() -> set[Address]:
         pass
     try:
         for *_, sockaddr in socket.getaddrinfo(socket.gethostname(), None):
-            found.add(ipaddress.ip_address(sockaddr[0].split("%")[0]))
+            found.add(ipaddress.ip_address(str(sockaddr[0]).split("%")[0]))
     except (OSError, ValueError):
         pass
     return found
 
 
-def refusal(address: Address, *, allow: Iterable[Network] = (), host: set[Address] = frozenset()) -> str | None:
+def refusal(address: Address, *, allow: Iterable[Network] = (), host: Set[Address] = frozenset()) -> str | None:
     """Why the sandbox may not reach ``address``, or None when it may."""
     if any(address in network for network in allow):
         return None
@@ -82,11 +82,11 @@ class EgressProxy:
         self._server: socket.socket | None = None
 
     def __enter__(self) -> EgressProxy:
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(str(self.socket_path))
+        self._server = server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(str(self.socket_path))
         os.chmod(self.socket_path, 0o666)  # the sandbox runs as another uid
-        self._server.listen(32)
-        threading.Thread(target=self._accept, daemon=True).start()
+        server.listen(32)
+        threading.Thread(target=self._accept, args=(server,), daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -94,10 +94,10 @@ class EgressProxy:
             self._server.close()
         self.socket_path.unlink(missing_ok=True)
 
-    def _accept(self) -> None:
+    def _accept(self, server: socket.socket) -> None:
         while True:
             try:
-                conn, _ = self._server.accept()
+                conn, _ = server.accept()
             except OSError:
                 return
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
@@ -133,14 +133,14 @@ class EgressProxy:
             _answer(client, 502, f"cannot resolve {host}")
             return None
         for *_, sockaddr in infos:
-            address = ipaddress.ip_address(sockaddr[0].split("%")[0])
+            address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
             if why := refusal(address, allow=self.allow, host=self.host):
                 self.refused.append(f"{host}:{port} ({address}): {why}")
                 _answer(client, 403, f"the sandbox may not reach {host} ({address}): {why}")
                 return None
         sockaddr = infos[0][4]  # the address just checked: no second lookup to rebind
         try:
-            return socket.create_connection(sockaddr[:2], timeout=CONNECT_TIMEOUT)
+            return socket.create_connection((str(sockaddr[0]), int(sockaddr[1])), timeout=CONNECT_TIMEOUT)
         except OSError:
             _answer(client, 502, f"cannot connect to {host}:{port}")
             return None

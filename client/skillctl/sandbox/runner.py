@@ -100,9 +100,8 @@ def select_backend(name: str = "auto", *, image: str | None = None) -> Backend:
         raise SandboxRequestError(
             f"unknown backend {name!r}", hint=f"Use one of {', '.join(BACKENDS)}."
         )
-    candidates = {"docker": [DockerBackend(image)], "bwrap": [BwrapBackend()]}.get(
-        name, [DockerBackend(image), BwrapBackend()]
-    )
+    choices: dict[str, list[Backend]] = {"docker": [DockerBackend(image)], "bwrap": [BwrapBackend()]}
+    candidates = choices.get(name, [DockerBackend(image), BwrapBackend()])
     for backend in candidates:
         if backend.available():
             return backend

@@ -23,6 +23,7 @@ from skillctl.config import (
     masked,
 )
 from skillctl.errors import SkillctlError, UsageError
+from skillctl.format.coerce import dict_at
 
 REGISTRY_OPTION = click.option(
     "--registry", "registry_name", metavar="NAME", help="A configured registry (default: the default one)."
@@ -30,7 +31,7 @@ REGISTRY_OPTION = click.option(
 
 
 def _user_label(me: dict) -> str:
-    user = me.get("user") if isinstance(me.get("user"), dict) else me
+    user = dict_at(me, "user") or me
     return str(user.get("username") or user.get("name") or user.get("email") or "unknown user")
 
 

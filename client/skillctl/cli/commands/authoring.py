@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from skillctl import console
-from skillctl.console import plural
 from skillctl.cli.app import App, json_option, pass_app
+from skillctl.console import plural
 from skillctl.errors import ExitCode, SkillctlError, UsageError
 
 SKELETON = """\

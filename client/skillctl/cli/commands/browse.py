@@ -10,6 +10,7 @@ from skillctl import console
 from skillctl.cli.app import App, json_option, pass_app
 from skillctl.cli.commands.account import REGISTRY_OPTION
 from skillctl.errors import ExitCode, SkillctlError
+from skillctl.format.coerce import dict_at
 
 DESCRIPTION_WIDTH = 60
 
@@ -22,7 +23,7 @@ def _owner(entry: dict) -> str:
 
 
 def _latest(entry: dict) -> str:
-    tags = entry.get("dist_tags") if isinstance(entry.get("dist_tags"), dict) else {}
+    tags = dict_at(entry, "dist_tags")
     return str(entry.get("latest_version") or entry.get("version") or tags.get("latest") or "")
 
 
@@ -68,7 +69,7 @@ def split_ref(ref: str) -> tuple[str, str]:
 
 def requirements(manifest: dict) -> dict[str, Any]:
     """The gating-relevant part of a version's manifest (as the registry serialises it)."""
-    requires = manifest.get("requires") if isinstance(manifest.get("requires"), dict) else {}
+    requires = dict_at(manifest, "requires")
     install = [i for i in manifest.get("install") or [] if isinstance(i, dict)]
     return {
         "os": list(manifest.get("os") or []),
@@ -111,7 +112,7 @@ def show(app: App, ref: str, registry_name: str | None, with_files: bool, readme
     with RegistryClient(reg) as client:
         detail = client.skill(name)
         versions = [v for v in detail.get("versions") or [] if isinstance(v, dict)]
-        tags = detail.get("dist_tags") if isinstance(detail.get("dist_tags"), dict) else {}
+        tags = dict_at(detail, "dist_tags")
         resolved = resolve(spec, versions, dist_tags=tags)
         version_detail = client.version(name, resolved) if resolved else {}
         manifest = version_detail.get("manifest") or {}
@@ -214,9 +215,9 @@ def use(app: App, ref: str, registry_name: str | None, force: bool, as_json: boo
     from skillctl import prompt
     from skillctl.discovery import load_installed
     from skillctl.installer.arguments import Source, SourceKind
+    from skillctl.installer.cache import unpacked
     from skillctl.installer.preparer import Preparer
     from skillctl.installer.resolution import RegistryResolver
-    from skillctl.installer.cache import unpacked
     from skillctl.reporting import ConsoleReporter
 
     name, spec = split_ref(ref)
