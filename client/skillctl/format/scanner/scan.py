@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,10 +25,13 @@ def scan_tree(root: Path) -> list[dict]:
 
 def _declared(root: Path) -> tuple[set[str], set[str]]:
     """(env vars, binaries) the manifest declares: requires, primaryEnv, vars."""
-    from skillctl.format import load_skill
+    from skillctl.format.parse import parse_skill_md
 
-    report = load_skill(root)
-    m = report.manifest
+    try:  # the frontmatter is all that is needed: no file walk, no digests
+        data = (root / "SKILL.md").read_bytes()
+    except OSError:
+        return set(), set()
+    m = parse_skill_md(data, folder_name=root.name).manifest
     if m is None:
         return set(), set()
     env = set(m.requires.env) | ({m.primary_env} if getattr(m, "primary_env", "") else set()) | set(getattr(m, "vars", {}) or {})
@@ -52,19 +56,25 @@ def _scan_file(path: Path, rel: str, declared: tuple[set[str], set[str]]) -> lis
     return _capped(found)
 
 
-def _line_kinds(lines: list[str], code: str | None) -> list[str]:
-    """Where each line sits: scripts are all code; markdown has fences, indented code and prose."""
-    if code:
-        return [code] * len(lines)
-    kinds, fenced = [], False
-    for line in lines:
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            kinds.append("fence")
-            continue
+class _LineKinds:
+    """Where each line sits, worked out only for the lines asked about: scripts are all code;
+    markdown has fences, indented code and prose (a fence line toggles code until the next)."""
+
+    _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+
+    def __init__(self, text: str, lines: list[str], starts: list[int], code: str | None) -> None:
+        self.lines, self.code = lines, code
+        self.fences = [] if code else [bisect.bisect_right(starts, m.start()) - 1 for m in self._FENCE.finditer(text)]
+
+    def __getitem__(self, i: int) -> str:
+        if self.code:
+            return self.code
+        at = bisect.bisect_left(self.fences, i)
+        if at < len(self.fences) and self.fences[at] == i:
+            return "fence"
+        line = self.lines[i]
         indented = line.startswith(("    ", "\t")) and line.strip()
-        kinds.append("doc_code" if fenced or indented or "`" in line else "prose")
-    return kinds
+        return "doc_code" if at % 2 or indented or "`" in line else "prose"
 
 
 # (rule, pattern, prefilter): the pattern is tried only when the prefilter says the lowered
@@ -74,7 +84,7 @@ def _all(*words: str):  # noqa: ANN202
 
 
 def _any(*words: str):  # noqa: ANN202
-    return lambda t: any(w in t for w in words)
+    return lambda t: any(w in t for w in words)  # substring tests in C beat one alternation regex
 
 
 _COMMANDS = (
@@ -85,19 +95,32 @@ _COMMANDS = (
                                             "xxd -r", "marshal.loads", "zlib.decompress", "codecs.decode",
                                             "__import__")),
 )
+def _words(*words: str) -> tuple[str, ...]:
+    return words
+
+
+# (rule, pattern, prefilter on the whole lowered text, anchors): a pattern is tried only on the
+# lines holding one of its anchor words (with the next line, as a sentence may wrap), which is
+# far cheaper than running these case-insensitive patterns over every position of the text.
 _INJECTIONS = (
     ("injection.override", R.OVERRIDE,
      lambda t: _any("previous", "prior", "earlier", "preceding", "above", "system")(t)
-     and _any("instruction", "direction", "prompt", "rules")(t)),
+     and _any("instruction", "direction", "prompt", "rules")(t),
+     _words("ignore", "disregard", "forget", "override")),
     ("injection.conceal", R.CONCEAL, lambda t: "silently" in t or ("the user" in t or "them" in t)
      and _any("not tell", "n't tell", "never tell", "hide", "without", "not inform", "not reveal", "not show",
-              "not mention", "never show", "never mention", "never reveal", "never inform")(t)),
+              "not mention", "never show", "never mention", "never reveal", "never inform")(t),
+     _words("do not", "don't", "never", "without", "hide", "silently")),
     ("injection.exfiltrate", R.EXFILTRATE, lambda t: _any("http", "webhook", "endpoint", "remote server")(t)
      and _any("conversation", "history", "key", "credential", "secret", "password", "token", "environment",
-              ".env", "id_rsa")(t)),
+              ".env", "id_rsa")(t),
+     _words("send", "upload", "post", "transmit", "forward", "exfiltrate", "copy")),
 )
 _SECRET_WORDS = ("AKIA", "PRIVATE KEY-----", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "_live_",
                  "T3BlbkFJ", "glpat-")
+
+
+_HAS_SECRET_WORD = _any(*_SECRET_WORDS)
 
 
 def _scan_lines(text: str, rel: str, code: str | None) -> Iterator[dict]:
@@ -105,10 +128,10 @@ def _scan_lines(text: str, rel: str, code: str | None) -> Iterator[dict]:
     on its line and weighed by what the line is."""
     lines = [line[: R.MAX_LINE] for line in text.splitlines()]
     text = "\n".join(lines)
-    kinds = _line_kinds(lines, code)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
+    kinds = _LineKinds(text, lines, starts, code)
     lowered = text.lower()
 
     def located(pattern):  # noqa: ANN001, ANN202
@@ -117,17 +140,19 @@ def _scan_lines(text: str, rel: str, code: str | None) -> Iterator[dict]:
             yield match, number, kinds[number - 1], lines[number - 1]
 
     yield from _unicode(text, located, rel, code is None)
-    for rule, pattern, could in _INJECTIONS if code is None else ():
-        if could(lowered):
-            for _, number, where, line in located(pattern):
-                if where == "prose":
-                    yield _finding(rule, R.RULES[rule].severity, rel, number, R.RULES[rule].title, line)
+    if code is None:
+        # lower() keeps every position when it keeps the length (each character maps to one).
+        aligned = lowered if len(lowered) == len(text) else "\n".join(line.lower()[: len(line)].ljust(len(line)) for line in lines)
+        for rule, pattern, could, anchors in _INJECTIONS:
+            if could(lowered):
+                for number in _anchored(pattern, anchors, lines, aligned, starts, kinds):
+                    yield _finding(rule, R.RULES[rule].severity, rel, number, R.RULES[rule].title, lines[number - 1])
     for rule, pattern, could in _COMMANDS:
         if could(lowered):
             for _, number, where, line in located(pattern):
                 if severity := R.weigh(rule, where):
                     yield _finding(rule, severity, rel, number, R.RULES[rule].title, line)
-    if any(w in text for w in _SECRET_WORDS):
+    if _HAS_SECRET_WORD(text):
         for pattern in R.SECRETS:
             for match, number, _, line in located(pattern):
                 tail = text[match.end(): match.end() + 20]
@@ -136,18 +161,48 @@ def _scan_lines(text: str, rel: str, code: str | None) -> Iterator[dict]:
                                    _mask(line, match))
 
 
+def _anchored(pattern, anchors: tuple[str, ...], lines: list[str], lowered: str, starts: list[int],  # noqa: ANN001
+              kinds: _LineKinds) -> Iterator[int]:
+    """Numbers of prose lines where ``pattern`` matches, starting on that line (which may run on
+    into the next one); only lines holding an anchor word are tried."""
+    candidates = sorted({bisect.bisect_right(starts, at) for word in anchors for at in _occurrences(lowered, word)})
+    for number in candidates:
+        i = number - 1
+        if kinds[i] != "prose":
+            continue
+        window = lines[i] + ("\n" + lines[i + 1] if i + 1 < len(lines) else "")
+        match = pattern.search(window)
+        if match is not None and match.start() <= len(lines[i]):
+            yield number
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at != -1:
+        yield at
+        at = text.find(word, at + 1)
+
+
+_TAG_RANGE = frozenset(map(chr, range(0xE0000, 0xE0080)))
+_BIDI_CHARS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_ZERO_WIDTH_CHARS = frozenset("\u200b\u200c\u200d\u2060")
+
+
 def _unicode(text: str, located, rel: str, instructions: bool) -> Iterator[dict]:  # noqa: ANN001
     if text.isascii():
         return
-    for _, number, _, line in _first_per_line(located(R.TAG_CHARS)):
+    present = set(text)  # one pass in C; each pattern runs only when its characters occur
+    tags = not present.isdisjoint(_TAG_RANGE)
+    for _, number, _, line in _first_per_line(located(R.TAG_CHARS) if tags else ()):
         hidden = "".join(chr(ord(c) - 0xE0000) for c in line if 0xE0000 <= ord(c) <= 0xE007F)
         yield _finding("unicode.tag_characters", "critical", rel, number,
                        f"hidden text in tag characters: {hidden[:80]!r}", R.TAG_CHARS.sub("", line))
-    for _, number, _, line in _first_per_line(located(R.BIDI)):
+    for _, number, _, line in _first_per_line(located(R.BIDI) if not present.isdisjoint(_BIDI_CHARS) else ()):
         yield _finding("unicode.bidi_override", "high", rel, number, R.RULES["unicode.bidi_override"].title,
                        line.encode("unicode_escape").decode())
     if instructions:
-        for _, number, _, line in _first_per_line(located(R.ZERO_WIDTH)):
+        zero_width = not present.isdisjoint(_ZERO_WIDTH_CHARS)
+        for _, number, _, line in _first_per_line(located(R.ZERO_WIDTH) if zero_width else ()):
             yield _finding("unicode.zero_width", "medium", rel, number, R.RULES["unicode.zero_width"].title,
                            line.encode("unicode_escape").decode())
 
