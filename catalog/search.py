@@ -19,16 +19,19 @@ _INDEXES: OrderedDict[tuple, ScoringIndex] = OrderedDict()
 INDEX_CACHE_SIZE = 8  # compiled indexes kept (a few visibility sets: anonymous, a few members)
 
 
-def _index(skills: list, manifests: dict[int, dict | None]) -> ScoringIndex:
-    """The compiled scoring index of these skills, reused while none of them changed (building
-    one for 1,000 skills takes ~0.25 s; scoring a query on it ~1 ms)."""
-    key = tuple((s.id, s.updated_at.timestamp(), bool(manifests.get(s.id))) for s in skills)
+def _index(key: tuple, load) -> ScoringIndex:  # noqa: ANN001
+    """The compiled scoring index of the skills ``key`` names ((id, updated_at) pairs), reused
+    while none of them changed (building one for 1,000 skills takes ~0.25 s; scoring a query on
+    it ~1 ms). ``load()`` gives (skills, manifests) when it must be built."""
     with _LOCK:
         if key in _INDEXES:
             _INDEXES.move_to_end(key)
             return _INDEXES[key]
+    skills, manifests = load()
+    by_id = {s.id: s for s in skills}
     routing = []
-    for skill in skills:
+    for skill_id, _ in key:
+        skill = by_id[skill_id]
         offline = build_offline(name=skill.name, description=skill.description, category=skill.category,
                                 trigger_keywords=list(skill.tags or []))
         data = manifests.get(skill.id)
@@ -41,16 +44,26 @@ def _index(skills: list, manifests: dict[int, dict | None]) -> ScoringIndex:
     return index
 
 
-def rank(skills: list, manifests: dict[int, dict | None], q: str) -> list:
-    """The skills matching ``q``, best first (an exact or partial name match first of all)."""
-    if not skills:
+def rank(skills, manifests_of, q: str) -> list:  # noqa: ANN001
+    """The skills of the queryset ``skills`` matching ``q``, best first (an exact or partial
+    name match first of all). Per query only (id, name, updated_at) of the candidates is read,
+    plus the rows that match; the index is built again only when a candidate changed (a publish,
+    a yank, a finished manifest check all touch the skill's updated_at)."""
+    rows = list(skills.values_list("id", "name", "updated_at")[: MAX_RESULTS * 4])
+    if not rows:
         return []
-    index = _index(skills, manifests)
+    key = tuple((skill_id, updated.timestamp()) for skill_id, _, updated in rows)
+
+    def load():  # noqa: ANN202
+        full = list(skills.filter(id__in=[skill_id for skill_id, _ in key]))
+        return full, manifests_of(full)
+
+    index = _index(key, load)
     weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
     scores = {m.name: m.score for m in rank_lexical(index, q, w=weights, gated=False)}
     lowered = q.strip().lower()
-    for skill in skills:
-        if lowered and lowered in skill.name:
-            scores[skill.name] = scores.get(skill.name, 0) + (100 if skill.name == lowered else 10)
-    found = [s for s in skills if scores.get(s.name, 0) > 0]
+    for _, name, _ in rows:
+        if lowered and lowered in name:
+            scores[name] = scores.get(name, 0) + (100 if name == lowered else 10)
+    found = list(skills.filter(name__in=[name for name, score in scores.items() if score > 0]))
     return sorted(found, key=lambda s: (-scores[s.name], -s.downloads, s.name))

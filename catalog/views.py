@@ -48,8 +48,7 @@ def browse(request):
     sort = request.GET.get("sort") or ("relevance" if q else "downloads")
     skills = selectors.skill_list_visible(actor=_actor(request), owner=owner, category=category)
     if q:
-        candidates = list(skills[: search.MAX_RESULTS * 4])
-        ranked = search.rank(candidates, _manifests(candidates), q)
+        ranked = search.rank(skills, _manifests, q)
         if sort in SORTS:
             ranked = sorted(ranked, key=lambda s: _sort_key(s, sort))
         results = ranked

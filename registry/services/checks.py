@@ -95,7 +95,8 @@ def _skill_checks_refresh(version_id: int) -> None:
     if skill_latest_versions(skill_ids=[skill.id])[skill.id] != version.version:
         return  # the list shows the default version's results
     skill.scan_verdict, skill.test_result = version.scan_verdict, version.test_result
-    skill.save(update_fields=["scan_verdict", "test_result"])
+    # updated_at too: the catalog's search index is keyed on it (a new routing manifest).
+    skill.save(update_fields=["scan_verdict", "test_result", "updated_at"])
 
 
 @transaction.atomic

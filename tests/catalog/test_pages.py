@@ -52,6 +52,22 @@ def test_browse_and_search_rank_by_what_the_user_wants(publish):
     assert everything.content.index(b"k8s-deploy") < everything.content.index(b"pdf-tools")
 
 
+def test_search_sees_new_skills_and_new_routing_manifests_at_once(publish):
+    """The compiled search index is cached; a publish or a finished manifest check changes it."""
+    from registry.models import VersionCheck
+
+    publish("pdf-tools", description="Merge and split PDF files.")
+    assert b"pdf-tools" not in Client().get("/skills", {"q": "rotate scanned pages"}).content
+    publish("img-tools", description="Rotate and crop scanned images.")
+    assert b"img-tools" in Client().get("/skills", {"q": "rotate scanned pages"}).content
+
+    check = VersionCheck.objects.get(version__skill__name="pdf-tools", name=VersionCheck.Name.MANIFEST)
+    services.check_finish(check=check, result={"keywords": ["rotate", "scanned", "pages"], "phrases": ["rotate pages"],
+                                               "queries": ["rotate the scanned pages of my pdf"], "negative": "",
+                                               "category": "documents"})
+    assert b"pdf-tools" in Client().get("/skills", {"q": "rotate scanned pages"}).content
+
+
 def test_skill_page_shows_install_versions_files_and_pending_checks(publish):
     publish("pdf-tools", files={"scripts/rotate.py": "print('rotate')\n"}, extra="license: MIT\nrequires:\n  bins: [qpdf]")
     page = Client().get("/skills/pdf-tools").content.decode()
