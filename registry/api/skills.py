@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import base64
 
-from django.http import FileResponse, HttpResponse
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -145,13 +148,36 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
         response = HttpResponse(status=304)
     else:
         ext = "zip" if sv.archive_kind == "zip" else "tar.gz"
-        response = FileResponse(archive_open(sv.archive_key), as_attachment=True,
-                                filename=f"{sv.skill.name}-{sv.version}.{ext}", content_type=CONTENT_TYPES[sv.archive_kind])
+        response = _archive_response(request, sv.archive_key, filename=f"{sv.skill.name}-{sv.version}.{ext}",
+                                     content_type=CONTENT_TYPES[sv.archive_kind])
         response["Content-Length"] = str(sv.size)
         if request.method == "GET":
             services.skill_version_download_record(version=sv, client=client_identity(request))
     for key, value in headers.items():
         response[key] = value
+    return response
+
+
+ARCHIVE_CHUNK_BYTES = 256 * 1024  # per read from storage: few thread hops, little memory per download
+
+
+def _archive_response(request, key: str, *, filename: str, content_type: str):  # noqa: ANN001, ANN202
+    """The stored archive, streamed. Under ASGI (uvicorn, `make run`) the body is an async
+    iterator reading the file in chunks: a sync one would make Django read the whole archive
+    into memory first, per download."""
+    if not isinstance(request._request if hasattr(request, "_request") else request, ASGIRequest):
+        return FileResponse(archive_open(key), as_attachment=True, filename=filename, content_type=content_type)
+
+    async def chunks():  # noqa: ANN202
+        handle = await sync_to_async(archive_open)(key)
+        try:
+            while chunk := await sync_to_async(handle.read)(ARCHIVE_CHUNK_BYTES):
+                yield chunk
+        finally:
+            await sync_to_async(handle.close)()
+
+    response = StreamingHttpResponse(chunks(), content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 
