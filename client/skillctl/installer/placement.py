@@ -67,6 +67,9 @@ class Placer:
         from filelock import FileLock, Timeout
 
         self.scope.work_dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.scope.work_dir / ".gitignore"
+        if not ignore.exists():  # the lock, journals and staging are this machine's: never committed
+            fileio.atomic_write(ignore, "# skillctl's working files (lock, journals, staging)\n*\n")
         lock = FileLock(str(self.scope.work_dir / "lock"))
         try:
             lock.acquire(timeout=LOCK_WAIT_NOTICE_SECONDS)

@@ -78,7 +78,7 @@ def _check_recovers(proj, registry, old, new, *, allow_absent=False):
     lock = read_lock(proj / "skills.lock")["hello"]
     assert lock.files == state, "skills.lock disagrees with the folder"
     assert run(proj, registry, "verify").returncode == 0
-    assert not [p for p in (proj / ".agents/.skillyard-tmp").iterdir() if p.name != "lock"]
+    assert not [p for p in (proj / ".agents/.skillyard-tmp").iterdir() if p.name not in ("lock", ".gitignore")]
 
 
 @pytest.mark.parametrize("point", UPDATE_POINTS)

@@ -62,6 +62,16 @@ def test_install_without_spec_records_caret_of_resolved_version(ops, env):
     assert read_manifest(env / "skills.toml")["hello"].source["version"] == "^2.0.0"
 
 
+def test_the_installers_working_files_stay_out_of_git(ops, env):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(env)], check=True)
+    ops.install(["hello@^1.0"])
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=env, capture_output=True,
+                            text=True, check=True).stdout
+    assert ".skillyard-tmp" not in status and ".agents/skills/hello/SKILL.md" in status and "skills.lock" in status
+
+
 def test_lock_file_is_deterministic_toml(ops, env):
     ops.install(["hello@^1.0"])
     first = (env / "skills.lock").read_bytes()
