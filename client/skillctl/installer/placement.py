@@ -7,7 +7,8 @@ Every placement follows one path: resolve → archive in the cache (sha256 check
 2. exchange the staging folder and ``.agents/skills/<name>`` in one atomic step (Linux
    ``renameat2(RENAME_EXCHANGE)``), so the folder is always there, old or new; where that is
    not available: rename the old folder aside (``<work>/old-<name>``), rename the new one in
-3. delete the old folder, write skills.lock and skills.toml, delete the journal.
+3. delete the old folder; once per operation, write skills.lock and skills.toml, then delete
+   the journals of the skills it placed (until then a journal stands for its lock entry).
 
 ``<work>`` is ``.agents/.skillyard-tmp`` (same file system, outside the folder agents scan).
 A crash at any point leaves the old or the new folder whole; the next run, holding the file
@@ -58,6 +59,7 @@ class Placer:
         self.scope = state.scope
         self.reporter = reporter or Reporter()
         self.force = force
+        self._settled: list[Path] = []  # journals whose entries the next flush writes
 
     # --- the file lock, recovery and state ----------------------------------------------
 
@@ -82,7 +84,18 @@ class Placer:
             self.recover()
             yield
         finally:
-            lock.release()
+            try:
+                self.flush()
+            finally:
+                lock.release()
+
+    def flush(self) -> None:
+        """Write skills.lock and skills.toml if anything changed, then drop the journals they cover."""
+        if self.state.dirty:
+            self.state.save()
+        for journal in self._settled:
+            journal.unlink(missing_ok=True)
+        self._settled.clear()
 
     def recover(self) -> None:
         work = self.scope.work_dir
@@ -95,7 +108,8 @@ class Placer:
                 os.rename(old, target)  # the new one never arrived: the old one comes back
         for journal in sorted(work.glob("journal-*.json")):
             self._replay(json.loads(journal.read_text("utf-8")))
-            journal.unlink()
+            self._settled.append(journal)
+        self.flush()
         for leftover in [*work.glob("new-*"), *work.glob(".new-*"), *work.glob("trash-*")]:
             delete(leftover)
 
@@ -208,7 +222,7 @@ class Placer:
             swap_by_renames(new_root, target, work / f"old-{name}")
         self.state.remember(locked, wanted)
         crash_point("after_lock")
-        journal.unlink()
+        self._settled.append(journal)
 
     def _save_routing_manifest(self, fetched: Fetched, name: str) -> None:
         if fetched.detail is None:
@@ -242,7 +256,7 @@ class Placer:
         agent_links.unlink(name, self.scope.skills_dir, agents, scope=self.scope.name,
                            base=self.scope.base)
         self.state.forget(name)
-        journal.unlink()
+        self._settled.append(journal)
         delete(trash)
         return Change(name, Action.REMOVED, old.version if old else "", "",
                       describe_locked(old) if old else "", str(target))

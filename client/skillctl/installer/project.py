@@ -35,6 +35,7 @@ the archive ``sha256`` (for folders and git: the sha256 of the reproducible pack
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,8 +236,33 @@ def render_manifest(wanted: dict[str, Wanted], existing=None) -> str:
 
 
 def render_lock(locked: dict[str, Locked]) -> str:
-    body = {"lock-version": LOCK_VERSION, "skills": {n: locked[n].to_toml() for n in sorted(locked)}}
-    return _LOCK_HEADER + fileio.dump_toml(body)
+    """skills.lock, written directly: it is generated, never edited, and rendering it through
+    tomlkit after every placed skill made installing N skills quadratic (1.5 s of 2.7 s for 50)."""
+    out = [_LOCK_HEADER, f"lock-version = {LOCK_VERSION}\n"]
+    for name in sorted(locked):
+        table = locked[name].to_toml()
+        files = table.pop("files")
+        out.append(f"\n[skills.{_toml_key(name)}]\n")
+        out += [f"{_toml_key(k)} = {_toml_string(v)}\n" for k, v in table.items()]
+        out.append(f"\n[skills.{_toml_key(name)}.files]\n")
+        out += [f"{_toml_key(k)} = {_toml_string(v)}\n" for k, v in files.items()]
+    return "".join(out)
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _toml_string(key)
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    return '"' + "".join(
+        _TOML_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in str(value)
+    ) + '"'
+
 
 
 def write_manifest(path: Path, wanted: dict[str, Wanted]) -> None:

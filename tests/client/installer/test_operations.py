@@ -72,6 +72,36 @@ def test_the_installers_working_files_stay_out_of_git(ops, env):
     assert ".skillyard-tmp" not in status and ".agents/skills/hello/SKILL.md" in status and "skills.lock" in status
 
 
+def test_installing_many_skills_writes_the_lock_once(env, registry, monkeypatch):
+    """Rewriting skills.lock after every skill made installing N skills quadratic."""
+    from skillctl.installer import project
+
+    for i in range(6):
+        registry.publish(f"s{i}", "1.0.0")
+    writes = []
+    real = project.write_lock
+    monkeypatch.setattr(project, "write_lock", lambda path, locked: (writes.append(len(locked)), real(path, locked)))
+    ops_for(env, ("main", registry.url)).install([f"s{i}" for i in range(6)])
+    assert writes == [6] and set(read_lock(env / "skills.lock")) == {f"s{i}" for i in range(6)}
+
+
+def test_render_lock_is_exactly_what_tomlkit_wrote(env):
+    """The fast writer produces the bytes the tomlkit version did, odd file names included."""
+    import tomllib
+
+    from skillctl import fileio
+    from skillctl.installer.project import LOCK_VERSION, Locked, render_lock
+
+    locked = {
+        "hello": Locked("hello", "1.1.0", "ab" * 32, {"registry": "main"}, "https://r.example",
+                        files={"SKILL.md": "cd" * 32, 'we"ird \\ \x01\x7f é.md': "ef" * 32}),
+        "local": Locked("local", "", "00" * 32, {"path": "../x"}),
+    }
+    body = {"lock-version": LOCK_VERSION, "skills": {n: locked[n].to_toml() for n in sorted(locked)}}
+    text = render_lock(locked)
+    assert text.endswith(fileio.dump_toml(body)) and tomllib.loads(text) == body
+
+
 def test_lock_file_is_deterministic_toml(ops, env):
     ops.install(["hello@^1.0"])
     first = (env / "skills.lock").read_bytes()
