@@ -93,7 +93,27 @@ class Operations:
             # that does not resolve, a download that fails or a sha256 that does not match
             # leaves everything as it was (like pip and npm), not half of the list installed.
             placements = [self._plan_one(source, links) for source in parsed]
-            return [place() for place in placements]
+            changes = [place() for place in placements]
+        self._warn_gates(changes)
+        return changes
+
+    def _warn_gates(self, changes: list[Change]) -> None:
+        """Installed, but unusable here: say why now (the reasons and fixes of `skillctl check`),
+        not when an agent silently never sees the skill."""
+        from skillctl.discovery import load_installed
+        from skillctl.gating import Gates, check
+
+        placed = [c for c in changes if c.action in (Action.INSTALLED, Action.UPDATED, Action.RESTORED)]
+        installed = set(self.wanted)
+        for change in placed:
+            skill = load_installed(self.scope.name, self.scope.skills_dir / change.name)
+            if skill is None:
+                continue
+            config = self.preparer.resolver.config
+            result = check(Gates.of(skill.manifest), config=config, installed=installed)
+            if result.failures:
+                reasons = "; ".join(f.reason + (f" (fix: {f.fix})" if f.fix else "") for f in result.failures)
+                self.placer.reporter.warn(f"{change.name} is installed but will not be offered here: {reasons}")
 
     @staticmethod
     def _with_registry(source: Source, registry: str) -> Source:

@@ -186,3 +186,27 @@ def test_invalid_skill_folder_installs_nothing(proj):
         ops(proj).install(["./bad"])
     assert err.value.exit_code == ExitCode.FAILURE
     assert read_lock(proj / "skills.lock") == {}
+
+
+def test_installing_a_skill_that_cannot_work_here_warns_with_the_check_reasons(proj):
+    from skillctl.reporting import Reporter
+
+    folder = proj / "vendor" / "needs-tool"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: needs-tool\ndescription: Runs a tool nobody has, for the gate warning test.\n"
+        "requires:\n  bins:\n    - no-such-binary-xyz\n  env:\n    - NO_SUCH_VAR_XYZ\ninstall:\n  - kind: apt\n"
+        "    package: xyz-tools\n    bins:\n      - no-such-binary-xyz\n---\n# Needs a tool\n"
+    )
+    reporter = Reporter()
+    operations = Operations.for_scope(Scope.project(proj), config=Config(), reporter=reporter)
+    [change] = operations.install(["./vendor/needs-tool"])
+    assert change.action == "installed"
+    [warning] = reporter.warnings
+    assert "needs-tool is installed but will not be offered here" in warning
+    assert "no-such-binary-xyz" in warning and "NO_SUCH_VAR_XYZ" in warning and "xyz-tools" in warning
+
+    quiet = Reporter()
+    fine = F.make_skill(proj / "vendor", "fine", "1.0.0")
+    Operations.for_scope(Scope.project(proj), config=Config(), reporter=quiet).install([str(fine)])
+    assert quiet.warnings == []
