@@ -236,7 +236,7 @@ def folder_files(src_dir: str | os.PathLike) -> list[FileEntry]:
     return [_pack.file_entry(item) for item in selected]
 
 
-def pack_skill(src_dir: str | os.PathLike, out_path: str | os.PathLike) -> PackResult:
+def pack_skill(src_dir: str | os.PathLike, out_path: str | os.PathLike, *, allow: Iterable[str] = ()) -> PackResult:
     """Pack a valid skill folder into a reproducible ``.zip`` or ``.tar.gz`` (by suffix).
 
     Left out: ``.git``, ``__pycache__``, ``*.pyc``, ``.DS_Store``, ``node_modules``, and the
@@ -246,14 +246,16 @@ def pack_skill(src_dir: str | os.PathLike, out_path: str | os.PathLike) -> PackR
     Symlinks and special files are refused. Entries are at the archive root, sorted, with fixed
     times (1980-01-01), modes (0644, or 0755 when executable), owner 0 and no owner names; the
     gzip header has no time and no file name. So the same files always give the same sha256
-    (with the same zlib). The archive is inspected before it replaces ``out_path``.
+    (with the same zlib). The archive is inspected before it replaces ``out_path``. ``allow``
+    names error findings that do not stop packing (an installer's own decision).
     """
     from skillctl.format.load import load_skill  # lazy: load imports this module
 
     src, out = Path(src_dir), Path(out_path)
     writer = _writer_for(out)
     report = load_skill(src)
-    if not report.valid:
+    allowed = set(allow)
+    if report.manifest is None or any(f.code not in allowed for f in report.errors):
         raise InvalidSkillError(report)
     try:
         selected = _pack.select_files(src)

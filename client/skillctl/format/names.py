@@ -9,6 +9,9 @@ import re
 NAME_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 NAME_RE = re.compile(rf"^{NAME_PATTERN}$")
 MAX_NAME = 64  # the specification's limit; names are also folder names and URL parts
+# The findings of a name that breaks the rule: an installer may still place such a skill under
+# its normalised name (about 4% of real skills have names like "Ahrefs Automation").
+NAME_FINDINGS = frozenset({"name.pattern", "name.too_long"})
 
 
 def is_valid_name(name: str) -> bool:

@@ -117,6 +117,7 @@ def fetch_archive_file(path: Path, *, expected_sha256: str = "") -> tuple[Path, 
 def pack_folder(folder: Path) -> tuple[Path, str]:
     """Pack a local skill folder reproducibly into the cache: (archive, sha256)."""
     from skillctl.format import InvalidSkillError, pack_skill
+    from skillctl.format.names import NAME_FINDINGS
 
     if not (folder / "SKILL.md").is_file():
         raise SkillctlError(f"{folder} has no SKILL.md", hint="Point at the skill's own folder.", code="source.no_skill_md")
@@ -124,11 +125,12 @@ def pack_folder(folder: Path) -> tuple[Path, str]:
     tmp = part.with_suffix(".zip")
     part.unlink()
     try:
-        pack_skill(folder, tmp)
+        pack_skill(folder, tmp, allow=NAME_FINDINGS)  # the placer installs those under a normalised name
     except InvalidSkillError as err:
         tmp.unlink(missing_ok=True)
+        codes = ", ".join(dict.fromkeys(f.code for f in err.report.errors)) or "no SKILL.md frontmatter"
         raise SkillctlError(
-            f"{folder} is not a valid skill: {err}",
+            f"{folder} is not a valid skill: {codes}",
             hint=f"Run `skillctl validate {folder}` for every finding.",
             code="install.invalid_skill",
         ) from err

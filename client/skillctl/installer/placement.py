@@ -32,6 +32,7 @@ from pathlib import Path
 from skillctl import agents as agent_links
 from skillctl import fileio
 from skillctl.errors import SkillctlError
+from skillctl.format.names import NAME_FINDINGS, normalise_name
 from skillctl.installer.arguments import Source
 from skillctl.installer.crashpoints import crash_point
 from skillctl.installer.fetchers import Fetched
@@ -133,7 +134,7 @@ class Placer:
 
         staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
         root = self._extract(fetched.archive, staging)
-        name = self._validate(root, expect_name)
+        name, declared = self._validate(root, expect_name)
         previous = self.state.locked.get(name)
         if not replace:
             self._check_collision(name, fetched.source, wanted_source)
@@ -142,6 +143,7 @@ class Placer:
             source={k: v for k, v in wanted_source.items() if k != "version"},
             registry_url=fetched.registry_url, commit=fetched.commit,
             files={f.path: f.sha256 for f in folder_files(root)},
+            declared_name=declared if declared != name else "",
         )
         old_agents = self.state.wanted[name].agents if name in self.state.wanted else []
         wanted = Wanted(name, wanted_source, sorted(set(old_agents) | set(agents)),
@@ -174,19 +176,31 @@ class Placer:
             root = inner[0] if len(inner) == 1 else root
         return root
 
-    def _validate(self, root: Path, expect_name: str) -> str:
+    def _validate(self, root: Path, expect_name: str) -> tuple[str, str]:
+        """(the folder name to use, the name SKILL.md declares)."""
         from skillctl.format import load_skill
 
         report = load_skill(root)
-        if not report.valid:
+        name = report.name or ""
+        if report.manifest is not None and report.errors and all(f.code in NAME_FINDINGS for f in report.errors):
+            name = self._normalised(name)
+        elif not report.valid:
             codes = ", ".join(f"{f.code} ({f.message})" for f in report.errors)
             raise SkillctlError(f"not a valid skill: {codes}", code="install.invalid_skill",
                                 hint="Nothing was installed. `skillctl validate` shows every finding.")
-        name = report.name or ""
         if expect_name and name != expect_name:
             raise SkillctlError(f"asked for {expect_name!r} but the archive holds skill {name!r}",
                                 hint="Nothing was installed; report this to the registry's owner.",
                                 code="install.name_mismatch")
+        return name, report.name or ""
+
+    def _normalised(self, declared: str) -> str:
+        """The folder name for a skill whose declared name breaks the rule ("Ahrefs Automation")."""
+        name = normalise_name(declared)
+        if not name:
+            raise SkillctlError(f"the skill's name {declared!r} has no letters or digits to name a folder with",
+                                hint="Nothing was installed.", code="install.invalid_skill")
+        self.reporter.warn(f"{declared!r} is not a valid skill name; installed as {name} (skills.lock keeps the original)")
         return name
 
     def _check_collision(self, name: str, source: Source, wanted_source: dict[str, str]) -> None:

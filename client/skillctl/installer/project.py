@@ -129,9 +129,12 @@ class Locked:
     registry_url: str = ""
     commit: str = ""  # git sources: the commit the ref resolved to
     files: dict[str, str] = field(default_factory=dict)  # path -> sha256
+    declared_name: str = ""  # what SKILL.md calls it, when that is no valid name (installed as `name`)
 
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"version": self.version}
+        if self.declared_name:
+            table["declared_name"] = self.declared_name
         for key in ("registry", "path", "archive", "url", "git", "ref", "subdir"):
             if self.source.get(key):
                 table[key] = self.source[key]
@@ -158,6 +161,7 @@ class Locked:
             registry_url=str(table.get("registry_url", "")),
             commit=str(table.get("commit", "")),
             files={str(k): str(v) for k, v in (table.get("files") or {}).items()},
+            declared_name=str(table.get("declared_name", "")),
         )
 
     def to_dict(self) -> dict[str, Any]:

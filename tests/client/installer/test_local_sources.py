@@ -210,3 +210,39 @@ def test_installing_a_skill_that_cannot_work_here_warns_with_the_check_reasons(p
     fine = F.make_skill(proj / "vendor", "fine", "1.0.0")
     Operations.for_scope(Scope.project(proj), config=Config(), reporter=quiet).install([str(fine)])
     assert quiet.warnings == []
+
+
+def test_a_skill_whose_name_breaks_the_rule_installs_under_its_normalised_name(proj):
+    from skillctl.reporting import Reporter
+
+    folder = proj / "vendor" / "ahrefs"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: Ahrefs Automation\ndescription: Automates Ahrefs reports.\n---\n# Ahrefs\n")
+    reporter = Reporter()
+    [change] = Operations.for_scope(Scope.project(proj), config=Config(), reporter=reporter).install(["./vendor/ahrefs"])
+    assert (change.action, change.name) == ("installed", "ahrefs-automation")
+    assert (proj / ".agents/skills/ahrefs-automation/SKILL.md").is_file()
+    assert reporter.warnings == ["'Ahrefs Automation' is not a valid skill name; installed as ahrefs-automation "
+                                 "(skills.lock keeps the original)"]
+    assert read_lock(proj / "skills.lock")["ahrefs-automation"].declared_name == "Ahrefs Automation"
+    assert ops(proj).verify() == [{"name": "ahrefs-automation", "version": "", "ok": True, "problems": []}]
+
+
+def test_an_invalid_skill_folder_is_named_once_in_the_error(proj):
+    folder = proj / "vendor" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: broken\n---\n# no description\n")
+    with pytest.raises(SkillctlError) as err:
+        ops(proj).install(["./vendor/broken"])
+    assert err.value.message.count("is not a valid skill") == 1 and "description.missing" in err.value.message
+
+
+def test_real_corpus_skills_with_invalid_names_install(proj, corpus_dir):
+    import shutil
+
+    found = [p.parent for p in corpus_dir.rglob("SKILL.md") if "name: Ahrefs Automation" in p.read_text(errors="replace")]
+    if not found:
+        pytest.skip("the corpus example is not there")
+    shutil.copytree(found[0], proj / "vendor" / "ahrefs")
+    [change] = ops(proj).install(["./vendor/ahrefs"])
+    assert change.name == "ahrefs-automation" and change.action == "installed"
