@@ -149,12 +149,9 @@ def fetch_git(url: str, ref: str, subdir: str, *, commit: str = "") -> tuple[Pat
             )
     with tempfile.TemporaryDirectory(prefix="skillctl-git-") as tmp:
         checkout = Path(tmp) / "repo"
-        _git("clone", "--quiet", "--no-checkout", "--", url, str(checkout))
         target = commit or ref or "HEAD"
-        # The ref resolved to a commit id first (rev-parse reads no option after --end-of-options),
-        # so checkout only ever sees hex.
-        resolved = _resolve_commit(checkout, target, what=f"{url}#{target}")
-        _git("-C", str(checkout), "checkout", "--quiet", "--detach", resolved, what=f"{url}#{target}")
+        clone(url, target, checkout)
+        resolved = _git("-C", str(checkout), "rev-parse", "HEAD").strip()
         folder = (checkout / subdir).resolve() if subdir else checkout
         if checkout.resolve() not in (folder, *folder.parents) or not folder.is_dir():
             raise SkillctlError(
@@ -166,6 +163,24 @@ def fetch_git(url: str, ref: str, subdir: str, *, commit: str = "") -> tuple[Pat
             shutil.rmtree(checkout / ".git", ignore_errors=True)
         archive, sha = pack_folder(folder)
     return archive, sha, resolved
+
+
+def clone(url: str, target: str, checkout: Path) -> Path:
+    """``url`` cloned into ``checkout`` at ``target`` (a branch, tag or commit; "" = HEAD)."""
+    if not shutil.which("git"):
+        raise SkillctlError("git is not installed", hint="Install git to use git sources.", code="source.git_missing")
+    for value, what in ((url, "repository URL"), (target, "ref")):
+        if value.startswith("-"):  # git would read it as an option (--upload-pack=... runs code)
+            raise UsageError(
+                f"the git {what} {value!r} starts with '-'", hint="Give a URL and a ref, not options.", code="source.invalid"
+            )
+    target = target or "HEAD"
+    _git("clone", "--quiet", "--no-checkout", "--", url, str(checkout))
+    # The ref resolved to a commit id first (rev-parse reads no option after --end-of-options),
+    # so checkout only ever sees hex.
+    resolved = _resolve_commit(checkout, target, what=f"{url}#{target}")
+    _git("-C", str(checkout), "checkout", "--quiet", "--detach", resolved, what=f"{url}#{target}")
+    return checkout
 
 
 def _resolve_commit(checkout: Path, target: str, *, what: str) -> str:

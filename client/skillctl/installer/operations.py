@@ -82,9 +82,27 @@ class Operations:
 
     # -- install --
 
-    def install(self, args: Sequence[str], *, registry: str = "", agents: Sequence[str] = ()) -> list[Change]:
+    def install(
+        self,
+        args: Sequence[str],
+        *,
+        registry: str = "",
+        agents: Sequence[str] = (),
+        pick: Sequence[str] = (),
+        take_all: bool = False,
+    ) -> list[Change]:
+        """Install each argument; a folder or repository holding several skills installs the
+        ``pick``ed ones (names), or all of them with ``take_all``."""
+        from skillctl.installer import collections
+
         links = agent_links.expand(list(agents))
-        parsed = [self._with_registry(parse_source(arg), registry) for arg in args]
+        parsed: list[Source] = []
+        for arg in args:
+            source = self._with_registry(parse_source(arg), registry)
+            if collections.is_collection(source):
+                parsed += collections.expand(source, pick=pick, take_all=take_all)
+            else:
+                parsed.append(source)
         with self.session():
             self.preparer.warm(
                 [(self._effective(s), None) for s in parsed if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))]

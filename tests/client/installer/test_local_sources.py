@@ -246,3 +246,59 @@ def test_real_corpus_skills_with_invalid_names_install(proj, corpus_dir):
     shutil.copytree(found[0], proj / "vendor" / "ahrefs")
     [change] = ops(proj).install(["./vendor/ahrefs"])
     assert change.name == "ahrefs-automation" and change.action == "installed"
+
+
+def _collection(root: Path) -> Path:
+    F.make_skill(root, "alpha", "1.0.0").rename(root / "alpha")
+    (root / "nested").mkdir()
+    F.make_skill(root / "nested", "beta", "1.0.0").rename(root / "nested" / "beta")
+    return root
+
+
+def test_a_folder_of_several_skills_asks_which_then_installs_the_picked_or_all(proj):
+    from skillctl.installer import collections
+    from skillctl.installer.arguments import parse_source
+
+    root = _collection(proj / "vendor")
+    source = parse_source("./vendor")
+    assert [(f.name, f.subdir) for f in collections.skills_in(source)] == [("alpha", "alpha"), ("beta", "nested/beta")]
+    with pytest.raises(SkillctlError) as err:
+        ops(proj).install(["./vendor"])
+    assert err.value.code == "install.several_skills" and "alpha, beta" in err.value.message
+    with pytest.raises(SkillctlError) as err:
+        ops(proj).install(["./vendor"], pick=["gamma"])
+    assert err.value.code == "install.skill_not_in_source"
+
+    [beta] = ops(proj).install(["./vendor"], pick=["beta"])
+    assert beta.name == "beta" and not (proj / ".agents/skills/alpha").exists()
+    changes = ops(proj).install(["./vendor"], take_all=True)
+    assert sorted(c.name for c in changes) == ["alpha", "beta"]
+    assert read_manifest(proj / "skills.toml")["beta"].source == {"path": "vendor/nested/beta"}
+    assert root.is_dir()
+
+
+def test_a_repository_of_several_skills_installs_by_subfolder_and_reinstalls_from_the_lock(proj, git_repo):
+    F.make_skill(git_repo / "skills", "lint", "1.0.0").rename(git_repo / "skills/lint")
+    _git(git_repo, "add", ".")
+    _git(git_repo, "commit", "-qm", "two skills")
+    [change] = ops(proj).install([f"git+file://{git_repo}#main"], pick=["lint"])
+    assert change.name == "lint"
+    lock = read_lock(proj / "skills.lock")["lint"]
+    assert (lock.source["ref"], lock.source["subdir"]) == ("main", "skills/lint")
+    shutil.rmtree(proj / ".agents")
+    [again] = ops(proj).sync(frozen=True)
+    assert again.name == "lint" and (proj / ".agents/skills/lint/SKILL.md").is_file()
+
+
+def test_install_list_shows_what_a_folder_holds(proj, capsys):
+    import json
+
+    from skillctl.cli.main import main
+
+    _collection(proj / "vendor")
+    assert main(["install", "./vendor", "--list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["sources"][0]["skills"]
+    assert [(s["name"], s["path"]) for s in listed] == [("alpha", "alpha"), ("beta", "nested/beta")]
+    assert not (proj / "skills.toml").exists()
+    assert main(["install", "./vendor", "--skill", "alpha", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["changes"][0]["name"] == "alpha"

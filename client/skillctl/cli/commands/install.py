@@ -73,11 +73,15 @@ def _shown(path: str) -> str:
 @click.option("--registry", default="", help="Registry name for NAME arguments (default: the "
               "skill's recorded registry, else the configured default).")
 @click.option("--frozen", is_flag=True, help="Install exactly skills.lock; fail instead of changing it.")
+@click.option("--list", "list_only", is_flag=True, help="List the skills a folder or repository holds; install nothing.")
+@click.option("--skill", "pick", multiple=True, metavar="NAME",
+              help="From a folder or repository of several skills, install this one (repeatable).")
+@click.option("--all", "take_all", is_flag=True, help="From a folder or repository of several skills, install all.")
 @_force_option
 @json_option
 @pass_app
-def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str, ...],
-            registry: str, frozen: bool, force: bool, as_json: bool) -> int:
+def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str, ...], registry: str, frozen: bool,
+            list_only: bool, pick: tuple[str, ...], take_all: bool, force: bool, as_json: bool) -> int:
     """Install skills, or with no SOURCES exactly what skills.lock says.
 
     \b
@@ -89,19 +93,48 @@ def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str
       git+https://host/repo.git#REF:SUBDIR             a git repository (REF, SUBDIR optional)
 
     Project scope (.agents/skills/, skills.toml and skills.lock in the project root) unless
-    -g. A bare word is always a registry name; write ./NAME for a folder.
+    -g. A bare word is always a registry name; write ./NAME for a folder. A folder or
+    repository holding several skills: --list shows them, --skill NAME picks, --all takes all.
     """
+    if list_only:
+        return _list_collection(sources, as_json)
+    if pick and take_all:
+        raise UsageError("give --skill NAME or --all, not both", code="install.skill_and_all")
     ops = _operations(app, global_, force)
     if frozen and sources:
         raise UsageError("--frozen installs exactly skills.lock and takes no SOURCES",
                          hint="Drop --frozen to add skills, or drop the SOURCES.", code="install.frozen_with_sources")
     if sources:
-        changes = ops.install(list(sources), registry=registry, agents=list(agents))
+        changes = ops.install(list(sources), registry=registry, agents=list(agents), pick=pick, take_all=take_all)
     else:
         if agents:
             raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources")
         changes = ops.sync(frozen=frozen)
     _print_changes(changes, as_json)
+    return int(ExitCode.OK)
+
+
+def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
+    from skillctl.installer import collections
+    from skillctl.installer.arguments import SourceKind, parse_source
+
+    if not sources:
+        raise UsageError("--list needs a folder or repository", hint="skillctl install ./skills --list",
+                         code="install.list_needs_source")
+    listed = []
+    for arg in sources:
+        source = parse_source(arg)
+        if source.kind not in (SourceKind.FOLDER, SourceKind.GIT):
+            raise UsageError(f"--list reads folders and git repositories, not {arg!r}", code="install.list_needs_source")
+        found = collections.skills_in(source) if collections.is_collection(source) else []
+        listed.append({"source": arg, "skills": [f.to_dict() for f in found] or [{"name": "(one skill)", "path": "."}]})
+    if as_json:
+        console.out_json({"sources": listed})
+        return int(ExitCode.OK)
+    for entry in listed:
+        console.out(f"{entry['source']}:")
+        console.table(["name", "path", "description"],
+                      [[s["name"], s["path"], (s.get("description") or "")[:80]] for s in entry["skills"]])
     return int(ExitCode.OK)
 
 
