@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "use": ("browse", "use", "Print a registry skill's instructions for an agent, without installing it."),
     "install": ("install", "install", "Install skills (from a registry, folder, archive, URL or git)."),
     "update": ("install", "update", "Update installed skills within their ranges."),
+    "outdated": ("install", "outdated", "Show skills with newer versions (current, wanted, latest)."),
     "uninstall": ("install", "uninstall", "Remove installed skills."),
     "list": ("install", "list_", "List installed skills."),
     "verify": ("install", "verify", "Check installed skills against the lock file."),

@@ -298,8 +298,11 @@ class Operations:
                 return Change(name, Action.WOULD_INSTALL, "", "", source.describe())
             return self._install_one(source, wanted.agents)
         fetched = None
+        yanked = False
         if source.kind is SourceKind.REGISTRY:
-            new_version, new_sha = self.preparer.resolver.latest(source, locked)
+            new_version, new_sha, yanked = self.preparer.resolver.latest(source, locked)
+            if _older(new_version, locked.version) and not yanked:
+                new_version, new_sha = locked.version, locked.sha256  # never a silent downgrade
         else:
             fetched = self.preparer.fetch(source)  # local and git sources: the new content's own version
             new_version, new_sha = fetched.version or declared_version(fetched.archive), fetched.sha256
@@ -308,10 +311,37 @@ class Operations:
             return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target)
         if not self.force:
             self.verifier.refuse_local_changes(name, locked)
+        replaces_yanked = yanked and _older(new_version, locked.version)
         if dry_run:
-            return Change(name, Action.WOULD_UPDATE, locked.version, new_version, source.describe(), target)
+            action = Action.WOULD_REPLACE_YANKED if replaces_yanked else Action.WOULD_UPDATE
+            return Change(name, action, locked.version, new_version, source.describe(), target)
         fetched = fetched or self.preparer.fetch(source)
-        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        change = self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        if replaces_yanked:
+            change.action = Action.REPLACED_YANKED
+        return change
+
+    # -- outdated --
+
+    def outdated(self, names: Sequence[str] = ()) -> list[dict]:
+        """Per registry skill: the locked version, the newest its range allows (non-yanked), and
+        the newest there is; like `npm outdated`."""
+        with self.session():
+            rows = []
+            for name in names or sorted(self.wanted):
+                wanted = self.wanted.get(name)
+                locked = self.locked.get(name)
+                if wanted is None or source_kind(wanted.source) != "registry":
+                    continue
+                source = Source.from_record(name, wanted.source, self.scope.base)
+                in_range = self.preparer.resolver.latest(source, locked)[0] if locked else None
+                newest = self.preparer.resolver.newest(source)
+                rows.append({
+                    "name": name, "current": locked.version if locked else None, "wanted": in_range,
+                    "latest": newest, "range": source.spec or "*",
+                    "outdated": bool(locked and newest and (in_range != locked.version or newest != locked.version)),
+                })
+        return rows
 
     # -- uninstall and verify --
 
@@ -322,3 +352,10 @@ class Operations:
     def verify(self, names: Sequence[str] = (), *, registry_status: bool = True) -> list[dict]:
         with self.session():
             return self.verifier.verify(names, registry_status=registry_status)
+
+
+def _older(version: str, than: str) -> bool:
+    from skillctl.format.versions import Version
+
+    a, b = Version.parse(version), Version.parse(than)
+    return bool(a and b and a < b)

@@ -21,6 +21,9 @@ class Action(StrEnum):
     REMOVED = "removed"
     WOULD_UPDATE = "would-update"
     WOULD_INSTALL = "would-install"
+    # The locked version was yanked: moved to the newest non-yanked version in range, even lower.
+    REPLACED_YANKED = "replaced-yanked"
+    WOULD_REPLACE_YANKED = "would-replace-yanked"
 
 
 @dataclass

@@ -141,17 +141,27 @@ class RegistryResolver:
             )
         return version
 
-    def latest(self, source: Source, locked: Locked) -> tuple[str, str]:
-        """(version, sha256) the spec selects today; the locked pair when nothing matches."""
+    def latest(self, source: Source, locked: Locked) -> tuple[str, str, bool]:
+        """(version, sha256) the spec selects today (the locked pair when nothing matches), and
+        whether the locked version has been yanked since."""
         from skillctl.format import versions
 
-        info = self.client(self.registry(source.registry)).skill(source.name)
+        info = self.listing(source)
         listed = info.get("versions") or []
+        yanked = any(v.get("version") == locked.version and v.get("yanked") for v in listed)
         version = versions.resolve(source.spec, listed, dist_tags=info.get("dist_tags"))
         if version is None:
-            return locked.version, locked.sha256
+            return locked.version, locked.sha256, yanked
         entry: dict = next((v for v in listed if v.get("version") == version), {})
-        return version, entry.get("sha256") or ""
+        return version, entry.get("sha256") or "", yanked
+
+    def newest(self, source: Source) -> str | None:
+        """The newest version a user would get without a range (the `latest` tag's, or the
+        highest non-yanked stable one)."""
+        from skillctl.format import versions
+
+        info = self.listing(source)
+        return versions.resolve("", info.get("versions") or [], dist_tags=info.get("dist_tags"))
 
     def _check_scan(self, client: Any, name: str, version: str, entry: dict) -> None:
         """The registry's security scan: malicious is refused; warn shows the findings and asks

@@ -166,3 +166,25 @@ def test_list_all_adds_user_scope_and_extra_folders_with_gating(cli, registry, t
     assert [(s["name"], s["version"], s["scope"]) for s in user_only] == [("hello", "1.0.0", "user")]
     table = cli("list", "--all")
     assert "surely-not-installed-bin" in table.stdout
+
+
+def test_yanked_versions_point_to_update_not_to_restoring_them(cli, registry):
+    cli("install", "hello@^1.0")  # 1.1.0
+    registry.set_version("hello", "1.1.0", yanked=True, yanked_reason="leaks tokens")
+    verify = cli("verify")
+    assert verify.returncode == 1 and "skillctl update hello" in verify.stderr and "--force" not in verify.stderr
+    dry = cli("update", "--dry-run")
+    assert "would move hello 1.1.0 (yanked) → 1.0.0: the newest non-yanked version in its range" in dry.stderr
+    assert "would update" not in dry.stderr
+
+
+def test_outdated_and_the_update_note_about_newer_versions_outside_the_range(cli, registry):
+    cli("install", "hello@^1.0")
+    out = cli("outdated", "--json")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["skills"][0] | {} == {"name": "hello", "current": "1.1.0", "wanted": "1.1.0",
+                                                         "latest": "2.0.0", "range": "^1.0", "outdated": True}
+    table = cli("outdated")
+    assert table.returncode == 0 and "hello" in table.stdout and "2.0.0" in table.stdout and "widen the range" in table.stderr
+    update = cli("update")
+    assert "newer outside your ranges: hello 2.0.0 (^1.0)" in update.stderr

@@ -351,3 +351,28 @@ def test_one_registry_client_serves_a_whole_install(env, registry):
     ops = Operations.for_scope(Scope.project(env), config=config, client_factory=factory)
     ops.install(["hello", "world", "again"])  # warm-up threads and the serial pass alike
     assert made == [registry.url]
+
+
+def test_a_yanked_locked_version_moves_to_the_newest_non_yanked_one_labelled_as_such(ops, registry, env):
+    ops.install(["hello@^1.0"])  # 1.1.0
+    registry.set_version("hello", "1.1.0", yanked=True, yanked_reason="leaks tokens")
+    [dry] = ops.update(["hello"], dry_run=True)
+    assert (dry.action, dry.old, dry.new) == ("would-replace-yanked", "1.1.0", "1.0.0")
+    [change] = ops.update(["hello"])
+    assert (change.action, change.old, change.new) == ("replaced-yanked", "1.1.0", "1.0.0")
+    assert read_lock(env / "skills.lock")["hello"].version == "1.0.0"
+
+
+def test_update_never_downgrades_a_version_that_is_not_yanked(ops, registry, env):
+    ops.install(["hello@^1.0"])  # 1.1.0
+    registry.set_version("hello", "1.1.0", status="deleted")
+    del registry.skills["hello"]["1.1.0"]  # gone from the listing, not yanked
+    assert ops.update(["hello"])[0].action == "unchanged"
+
+
+def test_outdated_shows_current_wanted_and_latest(ops, registry, env):
+    ops.install(["hello@^1.0"])  # 1.1.0; 2.0.0 exists
+    registry.publish("hello", "1.2.0")
+    [row] = ops.outdated()
+    assert row == {"name": "hello", "current": "1.1.0", "wanted": "1.2.0", "latest": "2.0.0", "range": "^1.0",
+                   "outdated": True}

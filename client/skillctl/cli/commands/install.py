@@ -11,7 +11,7 @@ import click
 from skillctl import console
 from skillctl.agents import CHOICES as AGENT_CHOICES
 from skillctl.cli.app import App, json_option, pass_app
-from skillctl.errors import ExitCode, UsageError
+from skillctl.errors import ExitCode, SkillctlError, UsageError
 
 
 def _global_option(func):
@@ -47,6 +47,9 @@ def _print_changes(changes, as_json: bool) -> None:
         elif c.action in ("updated", "would-update"):
             prefix = "" if c.action == "updated" else "would update "
             console.success(f"{prefix}{c.name} {c.old or '?'} → {c.new or '?'}{agents}")
+        elif c.action in ("replaced-yanked", "would-replace-yanked"):
+            prefix = "" if c.action == "replaced-yanked" else "would move "
+            console.success(f"{prefix}{c.name} {c.old} (yanked) → {c.new}: the newest non-yanked version in its range")
         elif c.action == "restored":
             console.success(f"restored {c.name} {c.new} from {c.source} into {_shown(c.path)}")
         elif c.action == "removed":
@@ -138,6 +141,52 @@ def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
     return int(ExitCode.OK)
 
 
+def _verify_hint(bad: list[dict]) -> str:
+    """What to do, by what went wrong: a yanked or vanished version is left by updating (restoring
+    it would bring the yanked version back); edited or missing files are restored."""
+    gone = sorted(r["name"] for r in bad if any(p["code"] in ("yanked", "version_gone") for p in r["problems"]))
+    edited = [r for r in bad if any(p["code"].startswith("file_") or p["code"] in ("missing", "not_locked") for p in r["problems"])]
+    hints = []
+    if gone:
+        hints.append(f"Run `skillctl update {' '.join(gone)}` to move to the newest non-yanked version in range.")
+    if edited:
+        hints.append("Run `skillctl install --force` to restore edited or missing files exactly as locked.")
+    return " ".join(hints) or "Check the problems above."
+
+
+@click.command()
+@json_option
+@_global_option
+@pass_app
+def outdated(app: App, as_json: bool, global_: bool) -> int:
+    """Registry skills with newer versions: current (locked), wanted (the newest the range in
+    skills.toml allows) and latest (the newest there is), like `npm outdated`. Exit 0."""
+    rows = _operations(app, global_).outdated()
+    if as_json:
+        console.out_json({"skills": rows})
+        return int(ExitCode.OK)
+    stale = [r for r in rows if r["outdated"]]
+    if not stale:
+        console.info("Every registry skill is at the newest version there is." if rows else "No registry skills here.")
+        return int(ExitCode.OK)
+    console.table(["name", "current", "wanted", "latest", "range"],
+                  [[r["name"], r["current"], r["wanted"], r["latest"], r["range"]] for r in stale])
+    if any(r["latest"] != r["wanted"] for r in stale):
+        console.info("`skillctl update` moves to `wanted`; for `latest`, widen the range: skillctl install NAME@^X")
+    return int(ExitCode.OK)
+
+
+def _note_outside_ranges(ops) -> None:  # noqa: ANN001
+    try:
+        rows = ops.outdated()
+    except SkillctlError:
+        return  # the note is a courtesy; the update itself succeeded
+    beyond = [f"{r['name']} {r['latest']} ({r['range']})" for r in rows if r["latest"] and r["latest"] != r["wanted"]
+              and r["wanted"] is not None]
+    if beyond:
+        console.info(f"newer outside your ranges: {', '.join(beyond)}; `skillctl outdated` shows them")
+
+
 @click.command()
 @click.argument("names", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Update every skill in skills.toml (the default).")
@@ -164,6 +213,8 @@ def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_:
         _print_changes(err.changes, as_json)
         raise
     _print_changes(changes, as_json)
+    if not as_json:
+        _note_outside_ranges(ops)
     return int(ExitCode.OK)
 
 
@@ -237,6 +288,5 @@ def verify(app: App, names: tuple[str, ...], offline: bool, global_: bool, as_js
         if not results:
             console.info("Nothing to verify: skills.lock is empty.")
         elif bad:
-            console.error(f"{len(bad)} of {len(results)} skills failed verification",
-                          "Run `skillctl install --force` to restore every skill exactly as locked.")
+            console.error(f"{len(bad)} of {len(results)} skills failed verification", _verify_hint(bad))
     return int(ExitCode.FAILURE if bad else ExitCode.OK)
