@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from skillctl.installer import project
-from skillctl.installer.project import Locked, Scope
+from skillctl.installer.project import Locked, Scope, Wanted
 from skillctl.installer.records import describe_locked
 
 
@@ -25,21 +25,33 @@ def list_installed(*, project_root: Path | None = None, include_user: bool = Fal
     skills = found.skills
     locks = {"project": project.read_lock(project_scope.lock_path),
              "user": project.read_lock(Scope.user().lock_path)}
+    wanted = {"project": project.read_manifest(project_scope.manifest_path),
+              "user": project.read_manifest(Scope.user().manifest_path)}
     names = {s.name for s in skills}
-    rows = [_row(s, locks.get(s.scope, {}).get(s.name), config, names) for s in skills]
+    rows = [
+        _row(s, locks.get(s.scope, {}).get(s.name), wanted.get(s.scope, {}).get(s.name), config, names)
+        for s in skills
+    ]
     collisions = [{"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]}
                   for c in found.collisions]
     return {"skills": rows, "collisions": collisions}
 
 
-def _row(skill, locked: Locked | None, config: Any, installed: set[str]) -> dict:
+def _row(skill, locked: Locked | None, wanted: Wanted | None, config: Any, installed: set[str]) -> dict:  # noqa: ANN001
+    from skillctl.installer.verification import local_changes
+
     manifest = skill.manifest
+    changes = local_changes(Path(skill.path), locked.files) if locked else []
     return {
         "name": skill.name,
         "scope": skill.scope,
         "version": (locked.version if locked else manifest.version) or None,
         "source": describe_locked(locked) if locked else "unmanaged",
         "path": str(skill.path),
+        # What `skillctl verify --offline` would say about the files: ok, or changed since locked.
+        "state": "unlocked" if locked is None else ("changed" if changes else "ok"),
+        "changes": [{"status": status, "path": path} for status, path in changes],
+        "agents": list(wanted.agents) if wanted else [],
         "gating": _gating(manifest, skill.path, config, installed),
     }
 

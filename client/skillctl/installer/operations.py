@@ -308,13 +308,14 @@ class Operations:
             new_version, new_sha = fetched.version or declared_version(fetched.archive), fetched.sha256
         target = str(self.scope.skills_dir / name)
         if new_sha == locked.sha256 and new_version == locked.version:
-            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target)
+            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target,
+                          list(wanted.agents))
         if not self.force:
             self.verifier.refuse_local_changes(name, locked)
         replaces_yanked = yanked and _older(new_version, locked.version)
         if dry_run:
             action = Action.WOULD_REPLACE_YANKED if replaces_yanked else Action.WOULD_UPDATE
-            return Change(name, action, locked.version, new_version, source.describe(), target)
+            return Change(name, action, locked.version, new_version, source.describe(), target, list(wanted.agents))
         fetched = fetched or self.preparer.fetch(source)
         change = self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
         if replaces_yanked:

@@ -188,3 +188,19 @@ def test_outdated_and_the_update_note_about_newer_versions_outside_the_range(cli
     assert table.returncode == 0 and "hello" in table.stdout and "2.0.0" in table.stdout and "widen the range" in table.stderr
     update = cli("update")
     assert "newer outside your ranges: hello 2.0.0 (^1.0)" in update.stderr
+
+
+def test_list_shows_changed_files_and_agent_links_with_short_paths(cli, registry):
+    cli("install", "hello@^1.0", "--agent", "claude")
+    listed = json.loads(cli("list", "--json").stdout)["skills"][0]
+    assert (listed["state"], listed["agents"]) == ("ok", ["claude"])
+    skill_md = cli.project / ".agents/skills/hello/SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nA local edit.\n")
+    listed = json.loads(cli("list", "--json").stdout)["skills"][0]
+    assert listed["state"] == "changed" and listed["changes"] == [{"status": "changed", "path": "SKILL.md"}]
+    table = cli("list")
+    assert "changed" in table.stdout and "claude" in table.stdout and "skillctl verify" in table.stderr
+    assert max(len(line) for line in table.stdout.splitlines()) < 120
+    registry.publish("hello", "1.2.0")
+    update = json.loads(cli("update", "--dry-run", "--json", "--force").stdout)
+    assert update["changes"][0]["agents"] == ["claude"]

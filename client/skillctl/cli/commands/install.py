@@ -245,22 +245,42 @@ def list_(app: App, all_: bool, global_: bool, as_json: bool) -> int:
     if as_json:
         console.out_json(data)
         return int(ExitCode.OK)
-    rows = [[s["name"], s["version"] or "-", s["scope"], s["source"], _gating_text(s["gating"])]
-            for s in data["skills"]]
+    rows = [[s["name"], s["version"] or "-", s["scope"], s["state"], ",".join(s["agents"]) or "-",
+             _short_source(s["source"]), _gating_text(s["gating"])] for s in data["skills"]]
     if not rows:
         console.info("No skills installed here. Add one with `skillctl install NAME`.")
-    console.table(["name", "version", "scope", "source", "status"], rows)
+    console.table(["name", "version", "scope", "files", "agents", "source", "here"], rows)
+    if any(s["state"] == "changed" for s in data["skills"]):
+        console.info("`skillctl verify` names the changed files.")
     for c in data["collisions"]:
         console.warn(f"{c['name']}: {c['used']} shadows {', '.join(c['shadowed'])}")
     return int(ExitCode.OK)
 
 
 def _gating_text(gating: dict) -> str:
+    """``ok``, or which gates keep the skill from being offered (`skillctl check` says why)."""
     if gating["ok"] is None:
         return "unknown"
     if gating["ok"]:
         return "ok"
-    return "; ".join(f"{f['gate']}: {f['reason']}" for f in gating["failures"])
+    text = "; ".join(f["reason"] for f in gating["failures"])
+    return text if len(text) <= 70 else text[:69] + "…"  # `skillctl check NAME` has all of it
+
+
+def _short_source(source: str) -> str:
+    """A recorded source with its path relative to here, or under ~."""
+    from pathlib import Path
+
+    kind, _, where = source.partition(" ")
+    if kind not in ("folder", "archive") or not where.startswith("/"):
+        return source
+    path, here, home = Path(where), Path.cwd(), Path.home()
+    for base, prefix in ((here, ""), (home, "~/")):
+        try:
+            return f"{kind} {prefix}{path.relative_to(base)}"
+        except ValueError:
+            continue
+    return source
 
 
 @click.command()
