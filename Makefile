@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 EXTRAS := server,semantic,sandbox,dev,agent
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test venv provision services sandbox-image lint bench clean help
+.PHONY: run test venv provision services sandbox-image lint typecheck bench clean help
 
 help:
 	@echo "make run            start the registry (catalog, API, worker) with demo skills"
@@ -57,6 +57,11 @@ bench: venv
 	$(PY) bench/api.py --seconds 4
 	$(PY) bench/catalog.py
 	$(PY) bench/install.py --runs 1
+
+# Two runs, one per tree; PYTHONPATH makes Django's settings (for django-stubs) this checkout's.
+typecheck: venv
+	PYTHONPATH=client:. $(VENV)/bin/mypy client/skillctl
+	DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. $(VENV)/bin/mypy registry
 
 clean:
 	rm -rf $(VENV) .data

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from registry.errors import Forbidden, Unauthenticated
 from registry.models import Membership, Owner, Role, Token, TokenScope
 
-ROLE_RANK = {Role.READER: 1, Role.PUBLISHER: 2, Role.ADMIN: 3, Role.OWNER: 4}
-SCOPE_RANK = {TokenScope.READ: 1, TokenScope.PUBLISH: 2, TokenScope.ADMIN: 3}
+# Keyed by the plain strings the database returns (a TextChoices member is equal to its value).
+ROLE_RANK: dict[str, int] = {Role.READER: 1, Role.PUBLISHER: 2, Role.ADMIN: 3, Role.OWNER: 4}
+SCOPE_RANK: dict[str, int] = {TokenScope.READ: 1, TokenScope.PUBLISH: 2, TokenScope.ADMIN: 3}
 
 
 @dataclass(frozen=True)
 class Actor:
     """A user, and the token they authenticated with (None for a browser session)."""
 
-    user: object
+    user: User | AnonymousUser
     token: Token | None = None
 
     @classmethod
@@ -30,16 +31,23 @@ class Actor:
 
     @property
     def is_authenticated(self) -> bool:
-        return bool(getattr(self.user, "is_authenticated", False))
+        return bool(self.user.is_authenticated)
+
+    @property
+    def account(self) -> User:
+        """The signed-in user, for a write past :attr:`is_authenticated` or :func:`require`."""
+        if isinstance(self.user, AnonymousUser):
+            raise Unauthenticated("auth.required", "Sign in or send `Authorization: Bearer <token>`.")
+        return self.user
 
 
-def owner_role(*, user, owner: Owner) -> str | None:
-    if not getattr(user, "is_authenticated", False):
+def owner_role(*, user: User | AnonymousUser, owner: Owner) -> str | None:
+    if not user.is_authenticated:
         return None
     return Membership.objects.filter(owner=owner, user=user).values_list("role", flat=True).first()
 
 
-def require(actor: Actor, *, owner: Owner, role: str, scope: str) -> None:
+def require(actor: Actor, *, owner: Owner, role: Role, scope: TokenScope) -> None:
     """Raise unless the actor holds ``role`` on ``owner`` and their token allows ``scope`` there."""
     if not actor.is_authenticated:
         raise Unauthenticated("auth.required", "Sign in or send `Authorization: Bearer <token>`.")

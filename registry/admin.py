@@ -33,12 +33,16 @@ class MembershipAdmin(admin.ModelAdmin):
     search_fields = ["owner__name", "user__username"]
 
 
+# A version is changed through services only (yank, deprecate, delete): the inline shows, never edits.
+_VERSION_FIELDS = ("version", "sha256", "size", "status", "yanked", "deprecated", "published_at", "downloads")
+
+
 class VersionInline(admin.TabularInline):
     model = SkillVersion
     extra = 0
     can_delete = False
-    fields = ["version", "sha256", "size", "status", "yanked", "deprecated", "published_at", "downloads"]
-    readonly_fields = fields
+    fields = _VERSION_FIELDS
+    readonly_fields = _VERSION_FIELDS
     show_change_link = True
 
 

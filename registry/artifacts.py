@@ -41,8 +41,8 @@ def version_files(sv: SkillVersion) -> dict[str, bytes]:
             for member in archive.getmembers():
                 name = member.name.removeprefix("./")
                 if member.isfile() and name.startswith(prefix):
-                    handle = archive.extractfile(member)
-                    files[name[len(prefix):]] = handle.read() if handle else b""
+                    extracted = archive.extractfile(member)
+                    files[name[len(prefix):]] = extracted.read() if extracted else b""
     return files
 
 

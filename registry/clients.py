@@ -47,6 +47,6 @@ def client_address(meta: Mapping[str, str]) -> str:
 def client_identity(request) -> str:  # noqa: ANN001
     """The user when signed in (a token or a session), else the client address."""
     user = getattr(request, "user", None)
-    if getattr(user, "is_authenticated", False):
+    if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
     return f"ip:{client_address(request.META)}"

@@ -7,11 +7,16 @@ versions are marked deleted and keep their names (DESIGN §5: immutable forever)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from skillctl.format.limits import MAX_REASON_CHARS
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 
 class Role(models.TextChoices):
@@ -64,11 +69,11 @@ class Membership(models.Model):
         return f"{self.user} {self.role} of {self.owner}"
 
 
-class SkillQuerySet(models.QuerySet):
+class SkillQuerySet(models.QuerySet["Skill"]):
     def live(self) -> SkillQuerySet:
         return self.filter(deleted_at__isnull=True)
 
-    def visible_to(self, user, token=None) -> SkillQuerySet:
+    def visible_to(self, user: User | AnonymousUser | None, token: Token | None = None) -> SkillQuerySet:
         """The one visibility rule: public skills, plus private ones of the caller's owners.
 
         A token scoped to one owner sees only that owner's private skills, even when its user
@@ -116,7 +121,7 @@ class Skill(models.Model):
         return self.visibility == Visibility.PRIVATE
 
 
-class SkillVersionQuerySet(models.QuerySet):
+class SkillVersionQuerySet(models.QuerySet["SkillVersion"]):
     def live(self) -> SkillVersionQuerySet:
         return self.filter(deleted_at__isnull=True)
 

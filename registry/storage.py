@@ -45,14 +45,21 @@ class ArchiveExists(Exception):
     """Refused: the key is taken and archives are never overwritten."""
 
 
-class _RefuseOverwrite:
+class ArchiveStorage(Storage):
+    """What both archive backends are: a storage that refuses to save over a key, and replaces
+    what a key holds only when asked to (:func:`archive_put`, on a mismatch)."""
+
     def get_available_name(self, name: str, max_length: int | None = None) -> str:
         if self.exists(name):
             raise ArchiveExists(name)
         return name
 
+    def replace(self, name: str, content: File) -> None:
+        """Put ``content`` at ``name`` whatever is there, visible whole or not at all."""
+        raise NotImplementedError
 
-class FileSystemArchiveStorage(_RefuseOverwrite, FileSystemStorage):
+
+class FileSystemArchiveStorage(ArchiveStorage, FileSystemStorage):
     """Local files, written to a ``.part`` file beside the key, fsynced, then linked into place
     (``link`` fails when the key exists, so a race also ends in ArchiveExists)."""
 
@@ -91,15 +98,17 @@ class FileSystemArchiveStorage(_RefuseOverwrite, FileSystemStorage):
         return tmp
 
 
-class S3ArchiveStorage(_RefuseOverwrite, S3Storage):
+class S3ArchiveStorage(ArchiveStorage, S3Storage):
     """S3 or any S3-compatible server (MinIO, moto); a PUT is visible whole or not at all."""
 
     def replace(self, name: str, content) -> None:  # noqa: ANN001
         self._save(name, content)
 
 
-def archive_storage() -> Storage:
-    return storages["archives"]
+def archive_storage() -> ArchiveStorage:
+    storage = storages["archives"]
+    assert isinstance(storage, ArchiveStorage), "STORAGES['archives'] must be an ArchiveStorage"
+    return storage
 
 
 def archive_key(sha256: str, kind: str) -> str:

@@ -136,7 +136,8 @@ class SkillDetailOut(SkillOut):
 
     def get_versions(self, skill: Skill) -> list[dict]:
         context = {**self.context, "skill_name": skill.name}
-        return VersionOut(self.context["versions"], many=True, context=context).data
+        # many=True makes a ListSerializer, whose data is a list; the stubs keep VersionOut's dict.
+        return VersionOut(self.context["versions"], many=True, context=context).data  # type: ignore[return-value]
 
 
 class TokenOut(serializers.ModelSerializer):

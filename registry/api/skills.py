@@ -6,7 +6,7 @@ import base64
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -129,7 +129,7 @@ class VersionDetail(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
+def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
     """The archive with its digest headers; ``If-None-Match`` on the sha256 gives 304."""
     etag = f'"{sv.sha256}"'
     headers = {
@@ -144,6 +144,7 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
         headers["X-Skill-Yanked"] = _header_text(sv.yanked_reason or "yanked")
     if sv.deprecated:
         headers["X-Skill-Deprecated"] = _header_text(sv.deprecated)
+    response: HttpResponseBase
     if etag in request.headers.get("If-None-Match", ""):
         response = HttpResponse(status=304)
     else:

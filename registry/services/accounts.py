@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -48,7 +49,7 @@ def user_create(*, username: str, password: str | None = None, email: str = "", 
     return user
 
 
-def user_owner_ensure(*, user) -> Owner:
+def user_owner_ensure(*, user: User) -> Owner:
     """The user's personal owner, created on first need (users may come from createsuperuser)."""
     owner = Owner.objects.filter(user=user).first()
     if owner is None:
@@ -64,9 +65,9 @@ def org_create(*, actor: Actor, name: str) -> Owner:
         raise Unauthenticated("auth.required", "Sign in or send a token to create an organisation.")
     if actor.token is not None and actor.token.scope != TokenScope.ADMIN:
         raise Forbidden("token.scope", "Creating an organisation needs an admin token.")
-    user_owner_ensure(user=actor.user)  # the creator's own namespace claims their name first
+    user_owner_ensure(user=actor.account)  # the creator's own namespace claims their name first
     org = _owner_create(name=name, kind=Owner.Kind.ORG)
-    Membership.objects.create(owner=org, user=actor.user, role=Role.OWNER)
+    Membership.objects.create(owner=org, user=actor.account, role=Role.OWNER)
     audit_record(actor=actor, action="org.create", owner=org.name)
     return org
 
@@ -123,7 +124,7 @@ def token_create(
         raise Invalid("token.expiry_invalid", "expires_days must be positive.")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = Token.objects.create(
-        user=actor.user,
+        user=actor.account,
         owner=owner,
         name=name,
         scope=scope,
@@ -150,7 +151,7 @@ def _token_may_mint(*, actor: Actor, owner: Owner | None) -> None:
 def token_revoke(*, actor: Actor, token_id: int) -> Token:
     if not actor.is_authenticated:
         raise Unauthenticated("auth.required", "Sign in to revoke a token.")
-    token = Token.objects.filter(id=token_id, user=actor.user, revoked_at__isnull=True).first()
+    token = Token.objects.filter(id=token_id, user=actor.account, revoked_at__isnull=True).first()
     if token is None:
         raise NotFound("token.not_found", "No such token.")
     if actor.token is not None and actor.token.id != token.id and actor.token.scope != TokenScope.ADMIN:

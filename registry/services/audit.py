@@ -9,7 +9,7 @@ from registry.models import AuditEvent
 def audit_record(
     *, actor: Actor | None, action: str, owner: str = "", skill: str = "", version: str = "", **data
 ) -> AuditEvent:
-    user = actor.user if actor is not None and actor.is_authenticated else None
+    user = actor.account if actor is not None and actor.is_authenticated else None
     token = actor.token if actor is not None else None
     return AuditEvent.objects.create(
         action=action,

@@ -66,6 +66,7 @@ def check_finish(*, check: VersionCheck, result: dict) -> None:
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
     check.save(update_fields=["status", "result", "finished_at", "updated_at"])
     _state_save(check)
+    fields: dict[str, object]
     if check.name == VersionCheck.Name.SCAN:
         fields = {"scan_verdict": str(result.get("verdict", ""))}
     elif check.name == VersionCheck.Name.TESTS:

@@ -25,7 +25,7 @@ from registry.services.audit import audit_record
 from registry.services.checks import checks_create
 from registry.services.summary import skill_summary_refresh
 from registry.storage import archive_delete, archive_key, archive_put
-from skillctl.format import Limits, SkillReport, load_archive
+from skillctl.format import Limits, Manifest, SkillReport, load_archive
 from skillctl.format.limits import MAX_CHANGELOG_CHARS
 from skillctl.format.semver import semver_problem
 
@@ -38,7 +38,8 @@ class PublishResult:
 
 @dataclass(frozen=True)
 class _Checked:
-    report: SkillReport  # manifest, body, files and the archive's sha256/size/kind
+    report: SkillReport  # body, files and the archive's sha256/size/kind
+    manifest: Manifest  # the report's, known to be there once the archive passed the checks
     version: str
     changelog: str = ""  # the author's release notes for this version (Markdown)
 
@@ -117,15 +118,16 @@ def name_unavailable(name: str) -> Conflict:
 
 def _default_owner(actor: Actor) -> Owner:
     token = actor.token
-    if token is not None and token.owner_id is not None:
+    if token is not None and token.owner is not None:
         return token.owner
-    return user_owner_ensure(user=actor.user)
+    return user_owner_ensure(user=actor.account)
 
 
 def _check_archive(*, archive: IO[bytes], name: str, version: str | None) -> _Checked:
     archive.seek(0)
     report = load_archive(archive, limits=Limits(max_archive_bytes=settings.SKILLYARD_MAX_UPLOAD_BYTES))
-    if not report.valid:
+    manifest = report.manifest
+    if manifest is None or not report.valid:  # a valid report always has a manifest
         raise Invalid(
             "skill.invalid",
             "The archive or its SKILL.md is not valid.",
@@ -137,7 +139,7 @@ def _check_archive(*, archive: IO[bytes], name: str, version: str | None) -> _Ch
             f"The URL names {name!r} but SKILL.md names {report.name!r}.",
             errors=[{"code": "name.url_mismatch", "message": "name differs from the URL", "path": "frontmatter.name"}],
         )
-    return _Checked(report, _version(version, report.version))
+    return _Checked(report, manifest, _version(version, report.version))
 
 
 def _version(given: str | None, declared: str | None) -> str:
@@ -204,8 +206,7 @@ def _same_or_conflict(existing: SkillVersion, sha256: str) -> SkillVersion:
 
 
 def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) -> SkillVersion:
-    report = checked.report
-    manifest = report.manifest
+    report, manifest = checked.report, checked.manifest
     version = SkillVersion.objects.create(
         skill=skill,
         version=checked.version,
@@ -218,7 +219,7 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         files=[f.to_dict() for f in report.files],
         warnings=[_problem(f) for f in report.warnings],
         changelog=checked.changelog,
-        published_by=actor.user,
+        published_by=actor.account,
     )
     skill_summary_refresh(skill=skill)
     checks_create(version=version)

@@ -26,7 +26,7 @@ from skillctl.format.versions import VersionSpecError, parse_spec
 TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 
 
-def _version_for_write(*, actor: Actor, name: str, version: str, role: str = Role.PUBLISHER) -> SkillVersion:
+def _version_for_write(*, actor: Actor, name: str, version: str, role: Role = Role.PUBLISHER) -> SkillVersion:
     skill = skill_get_visible(actor=actor, name=name)
     require(actor, owner=skill.owner, role=role, scope=TokenScope.PUBLISH if role == Role.PUBLISHER else TokenScope.ADMIN)
     found = SkillVersion.objects.select_for_update().filter(skill=skill, version=version).live().first()

@@ -124,7 +124,7 @@ def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
     if not sources:
         raise UsageError("--list needs a folder or repository", hint="skillctl install ./skills --list",
                          code="install.list_needs_source")
-    listed = []
+    listed: list[dict] = []
     for arg in sources:
         source = parse_source(arg)
         if source.kind not in (SourceKind.FOLDER, SourceKind.GIT):
