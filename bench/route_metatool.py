@@ -11,7 +11,7 @@ threshold, to compare with the published baselines (which rank only).
 10 random other tools as in test_similar, 50 hand-written generic messages, DEV_GENERIC, and the
 held-out no-skill messages of bench/data/no_skill_dev.txt; plus two held-out queries joined as a
 multi analogue, and the hand-written two-request messages of bench/data/multi_dev.jsonl):
-the weights in ``skillctl.routing.scoring`` were tuned there, never on the test files.
+the weights in ``skillctl.routing.weights`` were tuned there, never on the test files.
 
     python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev] [--cache F.npz] [--set W=V]
 """
@@ -24,7 +24,6 @@ import random
 import sys
 import time
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
 from skillctl.routing import semantic  # noqa: E402
 from skillctl.routing.manifests import build_offline  # noqa: E402
 from skillctl.routing.router import Router  # noqa: E402
-from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
+from skillctl.routing.weights import DEFAULT_WEIGHTS  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"
 # Dev negatives, second set: the held-out third of the hand-written "needs no skill" pool (same
@@ -122,7 +121,7 @@ class Bench:
         key = (names, threshold)
         if key not in self.routers:
             ms = [self.manifests[n] for n in names]
-            weights = self.weights if threshold else replace(self.weights, **NO_THRESHOLD)
+            weights = self.weights if threshold else self.weights.with_values(**NO_THRESHOLD)
             if self.vectors is None:
                 self.routers[key] = Router(ms, weights=weights)
             else:
@@ -217,7 +216,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep MiniLM vectors of the texts in this .npz between runs")
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="override a Weights field")
     args = parser.parse_args()
-    weights = replace(DEFAULT_WEIGHTS, **{k: type(getattr(DEFAULT_WEIGHTS, k))(float(v)) for k, v in (kv.split("=", 1) for kv in args.set)})
+    weights = DEFAULT_WEIGHTS.with_values(**{k: type(DEFAULT_WEIGHTS.get(k))(float(v)) for k, v in (kv.split("=", 1) for kv in args.set)})
     tools = read_jsonl(args.data / "tools.jsonl")
     expansion: dict[str, list[str]] = defaultdict(list)
     for row in read_jsonl(args.data / "expansion.jsonl"):

@@ -25,13 +25,13 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "client"))
 
 from skillctl.routing import semantic  # noqa: E402
-from skillctl.routing.scoring import DEFAULT_WEIGHTS  # noqa: E402
+from skillctl.routing.weights import DEFAULT_WEIGHTS  # noqa: E402
 from skillctl.skillset import SkillSet  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -123,7 +123,7 @@ def _balanced(ranked: list, threshold: float) -> float:
 
 def _weight(setting: str) -> tuple[str, object]:
     key, value = setting.split("=", 1)
-    kind = type(getattr(DEFAULT_WEIGHTS, key))
+    kind = type(DEFAULT_WEIGHTS.get(key))
     return key, value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
 
 
@@ -135,7 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
-    weights = replace(DEFAULT_WEIGHTS, **dict(_weight(s) for s in args.set))
+    weights = DEFAULT_WEIGHTS.with_values(**dict(_weight(s) for s in args.set))
     all_rows = [json.loads(line) for line in (DATA / "requests.jsonl").read_text().splitlines() if line]
     rows = [r for r in all_rows if args.split in ("all", r["split"])]
     dev = [r for r in all_rows if r["split"] == "dev"]

@@ -9,7 +9,8 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from skillctl.routing.manifests import build_offline, merge_registry
-from skillctl.routing.scoring import DEFAULT_WEIGHTS, ScoringIndex, rank_lexical
+from skillctl.routing.scoring import ScoringIndex, rank_lexical
+from skillctl.routing.weights import DEFAULT_WEIGHTS
 
 MAX_RESULTS = 500  # a search shows pages of these; nobody reads further
 _LOCK = threading.Lock()

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from skillctl import discovery
 from skillctl.routing.index import Entry, RoutingIndex, load_index
-from skillctl.routing.scoring import DEFAULT_WEIGHTS, Match, Weights
+from skillctl.routing.scoring import Match
+from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
 
 class SkillSet:

@@ -2,7 +2,9 @@
 
 - ``manifests``: routing manifests (registry or offline-built) and their storage
 - ``text``: the tokenizer and stemmer both sides of a match use
+- ``compiled``: a manifest's words stemmed once, at index time (pure)
 - ``scoring``: lexical / trigger / name / negative / recent / semantic scores (pure)
+- ``weights``: the numbers both scorers score with, one frozen dataclass per scorer
 - ``semantic``: MiniLM int8 ONNX sentence vectors (the ``semantic`` extra, lazily imported)
 - ``index``: the on-disk index under ``paths.state_dir()`` (``route --reindex`` rebuilds it)
 - ``router``: compiled index in, ranked matches out

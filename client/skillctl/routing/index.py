@@ -23,7 +23,7 @@ from skillctl import paths
 from skillctl.discovery import SKILL_FILE, Collision, load_installed, resolve_collisions
 from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
-from skillctl.routing.scoring import compile_manifest
+from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
 INDEX_VERSION = 6
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
@@ -43,12 +43,13 @@ class Entry:
     key: str = ""  # the config key (skillKey or name)
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
-    compiled: dict = field(default_factory=dict)  # the manifest's words, stemmed (scoring)
+    compiled: CompiledManifest | None = None  # the manifest's words, stemmed (None: at routing)
 
     def to_dict(self) -> dict:
         """What the main index file keeps (the vectors go to the sidecar, see _write_vectors)."""
         data = dict(self.__dict__)
         data["manifest"] = self.manifest.to_dict()
+        data["compiled"] = self.compiled.to_dict() if self.compiled is not None else None
         del data["vector"], data["examples"]
         return data
 
@@ -56,6 +57,8 @@ class Entry:
     def from_dict(cls, data: dict) -> Entry:
         data = dict(data)
         data["manifest"] = rm.RoutingManifest.from_dict(data["manifest"])
+        if data.get("compiled") is not None:
+            data["compiled"] = CompiledManifest.from_dict(data["compiled"])
         return cls(**data)
 
 

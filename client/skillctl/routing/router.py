@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillctl.routing.aggregation import routing_text
+from skillctl.routing.compiled import CompiledManifest
 from skillctl.routing.intents import split_intents
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.scoring import (
-    DEFAULT_WEIGHTS,
     Match,
     ScoringIndex,
-    Weights,
     rank_lexical,
     rank_semantic,
     why_not_routed,
 )
+from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
 
 class Router:
@@ -28,7 +28,7 @@ class Router:
         self,
         manifests: Sequence[RoutingManifest],
         *,
-        compiled: Sequence[dict] | None = None,  # scoring.compile_manifest of each, if cached
+        compiled: Sequence[CompiledManifest | None] | None = None,  # compile_manifest of each, if cached
         vectors=None,  # semantic.SkillVectors, or numpy (n, 384) centroids in manifest order, or None
         encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
@@ -110,10 +110,11 @@ class Router:
         vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
         cosines, examples = self.vectors.scores(vector)
         whitened = None
-        if self.weights.whitened_weight and hasattr(self.vectors, "whitened_scores"):
+        sem = self.weights.semantic
+        if sem.whitened_weight and hasattr(self.vectors, "whitened_scores"):
             if (white := self.vectors.whitened_scores(vector)) is not None:
-                whitened = white[0] + self.weights.example_weight * white[1]
-        no_skill = self.no_skill().score(vector, self.weights.no_skill_k)
+                whitened = white[0] + sem.example_weight * white[1]
+        no_skill = self.no_skill().score(vector, sem.no_skill_k)
         return rank_semantic(
             self.index,
             text,

@@ -19,64 +19,23 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
 from skillctl.routing.manifests import RoutingManifest
-from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
+from skillctl.routing.text import STOPWORDS, terms, words
+from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    # One score per skill, in index order: a list, or a numpy array from semantic vectors.
+    Scores = Sequence[float] | NDArray[np.floating]
 
 
-@dataclass(frozen=True)
-class Weights:
-    keyword: float = 1.0
-    phrase: float = 2.0
-    trigger_word: float = 2.0  # the author said this word means "use me"
-    trigger_pattern: float = 3.0  # ... and this regex: alone enough to pass the threshold
-    name: float = 10.0  # an explicit mention wins over everything lexical
-    negative: float = 2.0  # points lost when the message matches the negative constraint
-    recent: float = 0.5  # points for a skill used in this session / recently
-    threshold: float = 3.0  # lexical-only: fewer points -> not routed
-    # BM25 over each skill's own text (name, description, keywords, synthetic queries), IDF over
-    # the installed skills; normalised to [0, 1] by the query's own best possible score.
-    bm25_k1: float = 1.5
-    bm25_b: float = 0.75
-    bm25_points: float = 3.0  # lexical-only: points for a perfect BM25 match (tuned on dev)
-    # With semantic vectors (tuned on a dev split of MetaTool's expansion set, see bench/README):
-    example_weight: float = 0.5  # the closest synthetic query's cosine, next to the centroid's
-    bm25_weight: float = 0.8
-    # With 30+ skills that have synthetic queries: the same centroid + example cosines in the
-    # installed set's whitened space (semantic.whitening) add to the rank, not to the evidence.
-    whitened_weight: float = 1.0
-    lexical_weight: float = 0.2
-    lexical_cap: float = 8.0
-    semantic_name: float = 1.0
-    semantic_negative: float = 0.15
-    semantic_recent: float = 0.03
-    # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
-    # + recent). The best skill's evidence must reach semantic_threshold, and, minus
-    # no_skill_weight * the message's no-skill score (mean cosine of its no_skill_k closest
-    # messages in data/no-skill.txt, which need no skill; 0: cosine to their centroid), reach
-    # no_skill_threshold; the skills after it need semantic_floor.
-    semantic_threshold: float = 0.60
-    no_skill_weight: float = 2.0
-    no_skill_threshold: float = -0.04
-    no_skill_k: int = 3
-    semantic_floor: float = 0.40
-    # Skills without synthetic queries (offline manifests, what most installed skills have):
-    # evidence is 1.5 x the description cosine, lower than with queries, so their gate is
-    # calibrated apart, on real skills and hand-written requests (bench/route_real.py, dev split).
-    offline_threshold: float = 0.48
-    offline_no_skill_threshold: float = -0.04
-    # The gate never takes a confident lexical match away from an offline-manifest skill: when
-    # it says "no skill" but lexical scoring passes its own threshold, the lexical answer stands
-    # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.
-    lexical_rescue: bool = True
-    rescue_floor: float = 0.4  # ... unless the semantic evidence for that skill is below this
-    limit: int = 3  # DESIGN section 7: at most 3 skills
-
-
-DEFAULT_WEIGHTS = Weights()
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
 BM25_MIN_TERMS = 2  # lexical-only: BM25 points need two distinct shared words
 
@@ -113,32 +72,14 @@ def keyword_weight(df: int, n_skills: int) -> float:
     return math.log1p(n_skills / df) / math.log1p(n_skills / common)
 
 
-def bm25_document(m: RoutingManifest) -> dict[str, int]:
-    """The skill's own words for BM25: name, description, keywords, phrases, triggers, queries."""
-    name = [stem(w) for w in split_name(m.name) if w not in STOPWORDS]
-    parts = [m.description, *m.keywords, *m.phrases, *m.trigger_words, *m.queries]
-    return dict(Counter(name + [t for part in parts for t in terms(part)]))
-
-
-def compile_manifest(m: RoutingManifest) -> dict:
-    """A manifest's words as the scorer matches them (stemmed once, at index time)."""
-    split = [terms(kw) for kw in m.keywords]
-    keywords = {ts[0] for ts in split if len(ts) == 1}
-    phrases = [ts for ts in split if len(ts) > 1] + [ts for p in m.phrases if len(ts := terms(p)) > 1]
-    return {
-        "bm25": bm25_document(m),
-        "keywords": sorted(keywords),
-        "phrases": [list(p) for p in dict.fromkeys(tuple(p) for p in phrases)],
-        "triggers": [list(p) for p in dict.fromkeys(tuple(terms(w)) for w in m.trigger_words) if p],
-        "name": split_name(m.name),
-        "negative": sorted(set(terms(m.negative)) - keywords),
-    }
-
-
 class ScoringIndex:
     """Routing manifests compiled for fast lookups: postings from word to skills."""
 
-    def __init__(self, manifests: Sequence[RoutingManifest], compiled: Sequence[dict] | None = None) -> None:
+    def __init__(
+        self,
+        manifests: Sequence[RoutingManifest],
+        compiled: Sequence[CompiledManifest | None] | None = None,  # None: compiled here
+    ) -> None:
         self.names = [m.name for m in manifests]
         self.manifests = list(manifests)
         self.keywords: dict[str, list[tuple[int, float]]] = {}
@@ -148,11 +89,12 @@ class ScoringIndex:
         self.patterns: list[tuple[int, re.Pattern]] = []
         self.bm25: BM25 | None = None
         self._with_queries: set[str] | None = None
-        compiled = compiled or [compile_manifest(m) for m in self.manifests]
-        self._compile(compiled)
-        self.documents = [c.get("bm25") or bm25_document(m) for m, c in zip(self.manifests, compiled, strict=True)]
+        given = compiled or [None] * len(self.manifests)
+        ready = [c or compile_manifest(m) for m, c in zip(self.manifests, given, strict=True)]
+        self._compile(ready)
+        self.documents = [c.bm25 or bm25_document(m) for m, c in zip(self.manifests, ready, strict=True)]
 
-    def bm25_scores(self, msg_terms: Sequence[str], w: Weights, *, min_terms: int = 1) -> dict[int, float]:
+    def bm25_scores(self, msg_terms: Sequence[str], w: LexicalWeights, *, min_terms: int = 1) -> dict[int, float]:
         """Normalised BM25 of the message against every skill sharing ``min_terms`` words with it."""
         if self.bm25 is None or (self.bm25.k1, self.bm25.b) != (w.bm25_k1, w.bm25_b):
             self.bm25 = BM25(self.documents, k1=w.bm25_k1, b=w.bm25_b)
@@ -167,19 +109,19 @@ class ScoringIndex:
             self._with_queries = {m.name for m in self.manifests if m.queries}
         return name in self._with_queries
 
-    def _compile(self, compiled: Sequence[dict]) -> None:
+    def _compile(self, compiled: Sequence[CompiledManifest]) -> None:
         raw: dict[str, list[int]] = defaultdict(list)
         phrases = self.phrases
         for i, (m, c) in enumerate(zip(self.manifests, compiled, strict=True)):
-            for term in c["keywords"]:
+            for term in c.keywords:
                 raw[term].append(i)
-            for phrase in c["phrases"]:
-                phrases[phrase[0]].append((i, tuple(phrase), "phrases"))
-            for phrase in c["triggers"]:
-                phrases[phrase[0]].append((i, tuple(phrase), "triggers"))
-            if c["name"]:
-                self.mentions[c["name"][0]].append((i, tuple(c["name"])))
-            self.negatives.append(frozenset(c["negative"]))
+            for phrase in c.phrases:
+                phrases[phrase[0]].append((i, phrase, "phrases"))
+            for phrase in c.triggers:
+                phrases[phrase[0]].append((i, phrase, "triggers"))
+            if c.name:
+                self.mentions[c.name[0]].append((i, c.name))
+            self.negatives.append(frozenset(c.negative))
             if m.trigger_patterns:
                 self.patterns.extend((i, p) for p in _compile_patterns(m.trigger_patterns))
         n = len(self.manifests)
@@ -198,7 +140,7 @@ class BM25:
     message" and a message of unknown words scores ~0 everywhere. Pure Python, sub-millisecond.
     """
 
-    def __init__(self, documents: Sequence[dict[str, int]], *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, documents: Sequence[Mapping[str, int]], *, k1: float = 1.5, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
         n = len(documents)
         lengths = [sum(d.values()) for d in documents]
@@ -237,7 +179,7 @@ def _compile_patterns(patterns: Sequence[str]) -> list[re.Pattern]:
     return compiled
 
 
-def lexical_hits(index: ScoringIndex, message: str, w: Weights = DEFAULT_WEIGHTS) -> dict[int, _Hits]:
+def lexical_hits(index: ScoringIndex, message: str, w: LexicalWeights = DEFAULT_WEIGHTS.lexical) -> dict[int, _Hits]:
     """Every skill the message touches lexically, with what matched."""
     hits: dict[int, _Hits] = defaultdict(_Hits)
     msg_terms = terms(message)
@@ -255,7 +197,7 @@ def lexical_hits(index: ScoringIndex, message: str, w: Weights = DEFAULT_WEIGHTS
     return hits
 
 
-def _phrase_hits(index: ScoringIndex, msg_terms: list[str], hits: dict[int, _Hits], w: Weights) -> None:
+def _phrase_hits(index: ScoringIndex, msg_terms: list[str], hits: dict[int, _Hits], w: LexicalWeights) -> None:
     seen: set[tuple[int, tuple[str, ...]]] = set()
     for pos, term in enumerate(msg_terms):
         for i, phrase, kind in index.phrases.get(term, ()):
@@ -270,7 +212,7 @@ def _phrase_hits(index: ScoringIndex, msg_terms: list[str], hits: dict[int, _Hit
                 hits[i].triggers.append(" ".join(phrase))
 
 
-def _mention_hits(index: ScoringIndex, msg_words: list[str], hits: dict[int, _Hits], w: Weights) -> None:
+def _mention_hits(index: ScoringIndex, msg_words: list[str], hits: dict[int, _Hits], w: LexicalWeights) -> None:
     for pos, word in enumerate(msg_words):
         for i, name_words in index.mentions.get(word, ()):
             if hits.get(i) and hits[i].named:
@@ -283,7 +225,7 @@ def _mention_hits(index: ScoringIndex, msg_words: list[str], hits: dict[int, _Hi
             hits[i].points += w.name
 
 
-def _negative_hits(index: ScoringIndex, msg_set: set[str], hits: dict[int, _Hits], w: Weights) -> None:
+def _negative_hits(index: ScoringIndex, msg_set: set[str], hits: dict[int, _Hits], w: LexicalWeights) -> None:
     for i, hit in hits.items():
         negative = index.negatives[i]
         if negative and not hit.named:
@@ -319,21 +261,22 @@ def rank_lexical(
     """Lexical-only routing: points (+ BM25 points), threshold, at most ``w.limit`` skills.
 
     ``gated=False`` keeps skills below the threshold (the nearest misses, for explanations)."""
-    hits = lexical_hits(index, message, w)
+    lex = w.lexical
+    hits = lexical_hits(index, message, lex)
     # Like the negative constraint, one shared word is not enough: DESIGN's "one keyword is
     # below the threshold" holds, BM25 only adds points where two or more words match.
-    bm25 = index.bm25_scores(terms(message), w, min_terms=BM25_MIN_TERMS) if w.bm25_points else {}
+    bm25 = index.bm25_scores(terms(message), lex, min_terms=BM25_MIN_TERMS) if lex.bm25_points else {}
     matches = []
     for i, hit in hits.items():
-        bm = w.bm25_points * bm25.get(i, 0.0)
-        boost = w.recent if index.names[i] in recent and hit.points > 0 else 0.0
+        bm = lex.bm25_points * bm25.get(i, 0.0)
+        boost = lex.recent if index.names[i] in recent and hit.points > 0 else 0.0
         score = hit.points + bm + boost
-        if score < w.threshold and (gated or score <= 0):
+        if score < lex.threshold and (gated or score <= 0):
             continue
         reasons = explain_lexical(hit) + ([f"recently used (+{boost:g})"] if boost else [])
         if bm:
             reasons.append(f"bm25 {bm25[i]:.2f} (+{bm:.2f} points)")
-        reasons.append(f"lexical {score - boost:.2f} points (threshold {w.threshold:g})")
+        reasons.append(f"lexical {score - boost:.2f} points (threshold {lex.threshold:g})")
         components = {"lexical": hit.points, "bm25": bm, "recent": boost}
         matches.append(Match(index.names[i], score, reasons, components))
     return _best(matches, w.limit)
@@ -346,10 +289,10 @@ def _best(matches: list[Match], limit: int) -> list[Match]:
 def rank_semantic(
     index: ScoringIndex,
     message: str,
-    cosines: Sequence[float],
+    cosines: Scores,
     *,
-    examples: Sequence[float] | None = None,
-    whitened: Sequence[float] | None = None,
+    examples: Scores | None = None,
+    whitened: Scores | None = None,
     no_skill: float = 0.0,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
@@ -367,25 +310,12 @@ def rank_semantic(
     capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the
     skills after it need ``semantic_floor``. ``gated=False``: the best few, gate and floor unapplied.
     """
-    hits = lexical_hits(index, message, w)
-    bm25 = index.bm25_scores(terms(message), w)
+    sem = w.semantic
+    hits = lexical_hits(index, message, w.lexical)
+    bm25 = index.bm25_scores(terms(message), w.lexical)
     best = examples if examples is not None else cosines
-    white = whitened if whitened is not None and w.whitened_weight else None
-    evidence: Any
-    if hasattr(cosines, "argpartition"):  # numpy arrays: the top few without a Python sort
-        arrays: tuple[Any, Any, Any] = (cosines, best, white)
-        evidence = arrays[0] + w.example_weight * arrays[1]
-        if white is not None:
-            evidence = evidence + w.whitened_weight * arrays[2]
-        k = min(w.limit * 4, len(evidence))
-        top = evidence.argpartition(len(evidence) - k)[len(evidence) - k :]
-        order = [int(i) for i in top[(-evidence[top]).argsort()]]
-    else:
-        evidence = [c + w.example_weight * b for c, b in zip(cosines, best, strict=True)]
-        if white is not None:
-            evidence = [e + w.whitened_weight * x for e, x in zip(evidence, white, strict=True)]
-        order = sorted(range(len(evidence)), key=lambda i: -evidence[i])[: w.limit * 4]
-    order += sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
+    white = whitened if whitened is not None and sem.whitened_weight else None
+    order = _candidates(cosines, best, white, sem, w.limit * 4) + sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
     matches = [
         _semantic_match(
             index.names[i],
@@ -405,8 +335,25 @@ def rank_semantic(
         return matches[: w.limit]
     offline = bool(matches) and not index.has_queries(matches[0].name)
     if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w, offline=offline):
-        return _rescued(index, message, matches, recent, w) if w.lexical_rescue else []
-    return [m for m in matches if m.components["evidence"] >= w.semantic_floor][: w.limit]
+        return _rescued(index, message, matches, recent, w) if sem.lexical_rescue else []
+    return [m for m in matches if m.components["evidence"] >= sem.semantic_floor][: w.limit]
+
+
+def _candidates(cosines: Scores, best: Scores, white: Scores | None, w: SemanticWeights, k: int) -> list[int]:
+    """The ``k`` skills with the best evidence (+ whitened rank), best first: worth a Match."""
+    if isinstance(cosines, Sequence):
+        evidence = [c + w.example_weight * b for c, b in zip(cosines, best, strict=True)]
+        if white is not None:
+            evidence = [e + w.whitened_weight * x for e, x in zip(evidence, white, strict=True)]
+        return sorted(range(len(evidence)), key=lambda i: -evidence[i])[:k]
+    import numpy as np  # the scores are numpy arrays, so numpy is loaded already
+
+    total = cosines + w.example_weight * np.asarray(best)
+    if white is not None:
+        total = total + w.whitened_weight * np.asarray(white)
+    k = min(k, len(total))
+    top = total.argpartition(len(total) - k)[len(total) - k :]  # the top few without a full sort
+    return [int(i) for i in top[(-total[top]).argsort()]]
 
 
 def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: frozenset[str], w: Weights) -> list[Match]:
@@ -416,7 +363,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     evidence = {m.name: m.components["evidence"] for m in ranked}
     rescued = [
         m for m in rank_lexical(index, message, recent=recent, w=w)
-        if evidence.get(m.name, 0.0) >= w.rescue_floor and not index.has_queries(m.name)
+        if evidence.get(m.name, 0.0) >= w.semantic.rescue_floor and not index.has_queries(m.name)
     ]
     for match in rescued:
         match.reasons.append("confident lexical match kept over the semantic no-skill gate")
@@ -425,29 +372,30 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
 
 def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
     """Does the best skill's semantic evidence say "this message needs a skill"?"""
-    threshold = w.offline_threshold if offline else w.semantic_threshold
-    floor = w.offline_no_skill_threshold if offline else w.no_skill_threshold
-    return evidence >= threshold and evidence - w.no_skill_weight * no_skill >= floor
+    sem = w.semantic
+    threshold = sem.offline_threshold if offline else sem.semantic_threshold
+    floor = sem.offline_no_skill_threshold if offline else sem.no_skill_threshold
+    return evidence >= threshold and evidence - sem.no_skill_weight * no_skill >= floor
 
 
 def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, offline: bool = False) -> str:
     """The threshold or gate that stopped a skill ranked by ``gated=False`` ranking."""
-    c = match.components
-    threshold = w.offline_threshold if offline else w.semantic_threshold
-    floor = w.offline_no_skill_threshold if offline else w.no_skill_threshold
+    c, sem = match.components, w.semantic
+    threshold = sem.offline_threshold if offline else sem.semantic_threshold
+    floor = sem.offline_no_skill_threshold if offline else sem.no_skill_threshold
     if "evidence" not in c:  # lexical-only
-        return f"{match.score:.2f} points, below the threshold {w.threshold:g}"
+        return f"{match.score:.2f} points, below the threshold {w.lexical.threshold:g}"
     evidence, no_skill = c["evidence"], c["no_skill"]
     if not best:
-        if evidence < w.semantic_floor:
-            return f"semantic evidence {evidence:.3f}, below the floor {w.semantic_floor:g}"
+        if evidence < sem.semantic_floor:
+            return f"semantic evidence {evidence:.3f}, below the floor {sem.semantic_floor:g}"
         return "ranked after the best skill, which did not pass the gate"
     if evidence < threshold:
         return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}"
-    margin = evidence - w.no_skill_weight * no_skill
+    margin = evidence - sem.no_skill_weight * no_skill
     return (
         f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
-        f"evidence - {w.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g})"
+        f"evidence - {sem.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g})"
     )
 
 
@@ -462,15 +410,17 @@ def _semantic_match(
     w: Weights,
     whitened: float | None = None,
 ) -> Match:
-    hit = hit or _Hits()
-    points = hit.points - (w.name if hit.named else 0.0) + (w.negative if hit.negative else 0.0)
-    lexical = w.lexical_weight * max(0.0, min(points, w.lexical_cap)) / w.lexical_cap
-    named = w.semantic_name if hit.named else 0.0
-    negative = w.semantic_negative if hit.negative else 0.0
-    recent_boost = w.semantic_recent if name in recent and (points > 0 or cosine > 0.3) else 0.0
-    evidence = cosine + w.example_weight * example + named - negative + recent_boost
-    white = w.whitened_weight * whitened if whitened is not None else 0.0
-    score = evidence + white + w.bm25_weight * bm25 + lexical
+    hit, lex, sem = hit or _Hits(), w.lexical, w.semantic
+    # The semantic score counts lexical points without the name and negative ones: those have
+    # their own semantic weights.
+    points = hit.points - (lex.name if hit.named else 0.0) + (lex.negative if hit.negative else 0.0)
+    lexical = sem.lexical_weight * max(0.0, min(points, sem.lexical_cap)) / sem.lexical_cap
+    named = sem.semantic_name if hit.named else 0.0
+    negative = sem.semantic_negative if hit.negative else 0.0
+    recent_boost = sem.semantic_recent if name in recent and (points > 0 or cosine > 0.3) else 0.0
+    evidence = cosine + sem.example_weight * example + named - negative + recent_boost
+    white = sem.whitened_weight * whitened if whitened is not None else 0.0
+    score = evidence + white + sem.bm25_weight * bm25 + lexical
     reasons = explain_lexical(hit) + [
         f"semantic {cosine:.3f} (closest example {example:.3f})"
         + (f", whitened {whitened:.3f}" if whitened is not None else ""),
@@ -484,7 +434,7 @@ def _semantic_match(
         "semantic": cosine,
         "example": example,
         "whitened": white,
-        "bm25": w.bm25_weight * bm25,
+        "bm25": sem.bm25_weight * bm25,
         "lexical": lexical,
         "name": named,
         "negative": -negative,

@@ -5,13 +5,13 @@ lexical found). Pure scoring with given cosines, then the real dev split with Mi
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from skillctl.routing.manifests import build_offline
-from skillctl.routing.scoring import DEFAULT_WEIGHTS, ScoringIndex, rank_semantic
+from skillctl.routing.scoring import ScoringIndex, rank_semantic
+from skillctl.routing.weights import DEFAULT_WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = "Deploy services to Kubernetes clusters with kubectl and helm charts."
@@ -26,7 +26,7 @@ def index(*, queries: list[str] = ()) -> ScoringIndex:
 
 
 def route(idx: ScoringIndex, cosine: float, **weights):
-    w = replace(DEFAULT_WEIGHTS, **weights)
+    w = DEFAULT_WEIGHTS.with_values(**weights)
     return rank_semantic(idx, MESSAGE, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1, w=w)
 
 
@@ -49,8 +49,8 @@ def test_skills_with_synthetic_queries_keep_their_calibrated_gate():
 
 
 def test_offline_skills_have_their_own_threshold():
-    cosine = (DEFAULT_WEIGHTS.offline_threshold + 0.02) / 1.5  # evidence just over the offline bar
-    assert DEFAULT_WEIGHTS.offline_threshold < DEFAULT_WEIGHTS.semantic_threshold
+    cosine = (DEFAULT_WEIGHTS.semantic.offline_threshold + 0.02) / 1.5  # evidence just over the offline bar
+    assert DEFAULT_WEIGHTS.semantic.offline_threshold < DEFAULT_WEIGHTS.semantic.semantic_threshold
     assert [m.name for m in route(index(), cosine=cosine, lexical_rescue=False)][:1] == ["k8s-deploy"]
     assert route(index(queries=["ship it"]), cosine=cosine, lexical_rescue=False) == []
 

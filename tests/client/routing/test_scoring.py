@@ -5,7 +5,7 @@ from __future__ import annotations
 from skillctl.routing.aggregation import is_continuation, routing_text
 from skillctl.routing.manifests import build_offline, split_negative
 from skillctl.routing.router import Router
-from skillctl.routing.scoring import Weights
+from skillctl.routing.weights import LexicalWeights, Weights
 
 
 def manifest(name, description, **kw):
@@ -37,7 +37,7 @@ def test_one_keyword_is_below_the_threshold():
 
 
 def test_threshold_is_configurable():
-    assert names(Router(SKILLS, weights=Weights(threshold=1)).route("what is kubernetes")) == ["k8s-deploy"]
+    assert names(Router(SKILLS, weights=Weights(lexical=LexicalWeights(threshold=1))).route("what is kubernetes")) == ["k8s-deploy"]
 
 
 def test_explicit_name_mention_wins():
@@ -47,7 +47,7 @@ def test_explicit_name_mention_wins():
 
 
 def test_trigger_keyword_matches_on_word_boundaries_only():
-    router = Router(SKILLS, weights=Weights(threshold=2))
+    router = Router(SKILLS, weights=Weights(lexical=LexicalWeights(threshold=2)))
     assert names(router.route("update the changelog")) == ["release-notes"]
     assert router.route("update the changelogs2 file") == []
 
@@ -59,7 +59,7 @@ def test_trigger_pattern_alone_selects_the_skill():
 
 
 def test_negative_constraint_costs_points():
-    router = Router(SKILLS, weights=Weights(threshold=0.5))
+    router = Router(SKILLS, weights=Weights(lexical=LexicalWeights(threshold=0.5)))
     plain = router.route("optimise my sql queries for the database")[0]
     negative = router.route("optimise my sql queries for the mongodb nosql database")
     assert plain.name == "sql-analyst"

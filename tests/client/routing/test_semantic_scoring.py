@@ -6,8 +6,9 @@ import pytest
 
 from skillctl.routing.manifests import build_offline
 from skillctl.routing.router import Router
-from skillctl.routing.scoring import BM25, ScoringIndex, Weights, passes_gate, rank_semantic
+from skillctl.routing.scoring import BM25, ScoringIndex, passes_gate, rank_semantic
 from skillctl.routing.text import terms
+from skillctl.routing.weights import LexicalWeights, SemanticWeights, Weights
 
 
 def test_bm25_is_normalised_by_the_best_possible_score_for_the_message():
@@ -24,7 +25,7 @@ def test_bm25_document_covers_queries_and_description():
     m = build_offline(name="weather", description="Forecasts.", queries=["Do I need an umbrella tomorrow?"])
     index = ScoringIndex([m])
     assert "umbrella" in index.documents[0] and "forecast" in index.documents[0]
-    assert index.bm25_scores(terms("umbrella tomorrow"), Weights())[0] > 0
+    assert index.bm25_scores(terms("umbrella tomorrow"), LexicalWeights())[0] > 0
 
 
 def test_one_keyword_and_bm25_stay_below_the_lexical_threshold():
@@ -34,7 +35,7 @@ def test_one_keyword_and_bm25_stay_below_the_lexical_threshold():
 
 
 def test_gate_uses_evidence_and_likeness_to_generic_chat():
-    w = Weights(semantic_threshold=0.5, no_skill_weight=1.0, no_skill_threshold=0.3)
+    w = Weights(semantic=SemanticWeights(semantic_threshold=0.5, no_skill_weight=1.0, no_skill_threshold=0.3))
     assert passes_gate(0.9, 0.2, w)
     assert not passes_gate(0.45, 0.0, w)  # too weak
     assert not passes_gate(0.7, 0.5, w)  # strong, but just as close to small talk
@@ -73,7 +74,7 @@ def test_semantic_routing_gates_small_talk_and_keeps_reasons():
           build_offline(name="deployer", description="Deploy services.")]
     enc = FakeEncoder()
     router = Router(ms, vectors=np.stack([enc.encode_one("pdf"), enc.encode_one("deploy")]), encoder=enc,
-                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5))
+                    weights=Weights(semantic=SemanticWeights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5)))
     [match] = router.route("pdf merge these files please")
     assert match.name == "pdf-tools" and any(r.startswith("semantic 1.000") for r in match.reasons)
     assert {"evidence", "no_skill", "bm25"} <= set(match.components)
@@ -83,7 +84,7 @@ def test_semantic_routing_gates_small_talk_and_keeps_reasons():
 def test_rank_semantic_followers_need_the_floor():
     ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta", "gamma")]
     index = ScoringIndex(ms)
-    w = Weights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.45, example_weight=0.0)
+    w = Weights(semantic=SemanticWeights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.45, example_weight=0.0))
     got = rank_semantic(index, "something", [0.9, 0.5, 0.2], no_skill=0.1, w=w)
     assert [m.name for m in got] == ["alpha", "beta"]
     assert rank_semantic(index, "something", [0.4, 0.3, 0.2], no_skill=0.1, w=w) == []
@@ -132,7 +133,7 @@ def test_router_gate_uses_the_nearest_no_skill_messages():
     ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
     enc = FakeEncoder()
     router = Router(ms, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc,
-                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1))
+                    weights=Weights(semantic=SemanticWeights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1)))
     assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
     [match] = router.route("pdf merge")
     assert 0 < match.components["no_skill"] < 1
@@ -221,7 +222,7 @@ def test_whitening_falls_back_to_plain_cosine_with_few_skills():
 def test_whitened_scores_change_the_rank_not_the_gate():
     ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta")]
     index = ScoringIndex(ms)
-    w = Weights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0)
+    w = Weights(semantic=SemanticWeights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0))
     got = rank_semantic(index, "something", [0.7, 0.6], whitened=[0.1, 0.9], no_skill=0.1, w=w)
     assert [m.name for m in got] == ["beta", "alpha"]
     assert got[0].components["evidence"] == pytest.approx(0.6) and got[0].components["whitened"] == pytest.approx(0.9)
