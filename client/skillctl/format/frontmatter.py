@@ -10,14 +10,18 @@ problem is a finding.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from skillctl.format.findings import Finding, error, warning
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _BaseLoader = yaml.SafeLoader  # libyaml's CSafeLoader has the same interface
+else:
+    _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader when PyYAML has it
 
 # An alias bomb ("billion laughs") is a few lines of YAML that expand to millions of nodes once
 # anything walks the result. Real frontmatter has a few hundred nodes; 10,000 is generous.
@@ -50,15 +54,15 @@ class TooComplex(Exception):
     """The frontmatter would expand past MAX_EXPANDED_NODES or nest past MAX_NESTING."""
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """A safe loader that records duplicate keys instead of silently keeping the last one."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.duplicates: list[tuple[str, int]] = []
 
-    def construct_mapping(self, node, deep=False):  # noqa: ANN001 (PyYAML's signature)
-        seen: set = set()
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        seen: set[str] = set()
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):
                 key = key_node.value
