@@ -33,8 +33,12 @@ def _index(key: tuple, load) -> ScoringIndex:  # noqa: ANN001
     routing = []
     for skill_id, _ in key:
         skill = by_id[skill_id]
-        offline = build_offline(name=skill.name, description=skill.description, category=skill.category,
-                                trigger_keywords=list(skill.tags or []))
+        offline = build_offline(
+            name=skill.name,
+            description=skill.description,
+            category=skill.category,
+            trigger_keywords=list(skill.tags or []),
+        )
         data = manifests.get(skill.id)
         routing.append(merge_registry(offline, data) if data else offline)
     index = ScoringIndex(routing)

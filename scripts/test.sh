@@ -18,9 +18,17 @@ run_pytest() {
   [ $rc = 0 ] || { echo "test.sh: pytest failed ($rc): $*" >&2; exit $rc; }
 }
 
-echo "== lint (ruff)"
-.venv/bin/ruff check client skillyard registry catalog worker tests bench ||
-  { echo "test.sh: lint failed (run \`.venv/bin/ruff check --fix ...\` for the fixable ones)" >&2; exit 1; }
+{
+  echo "== format, lint and types (ruff format --check, ruff check, mypy)"
+  .venv/bin/ruff format --check --quiet client skillyard registry catalog worker tests bench ||
+    { echo "test.sh: formatting differs (run \`.venv/bin/ruff format\` on the files above)" >&2; exit 1; }
+  .venv/bin/ruff check client skillyard registry catalog worker tests bench ||
+    { echo "test.sh: lint failed (run \`.venv/bin/ruff check --fix ...\` for the fixable ones)" >&2; exit 1; }
+  PYTHONPATH=client:. .venv/bin/mypy client/skillctl ||
+    { echo "test.sh: mypy found errors in client/skillctl" >&2; exit 1; }
+  DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. .venv/bin/mypy registry ||
+    { echo "test.sh: mypy found errors in registry" >&2; exit 1; }
+}
 
 echo "== all tests (SQLite, filesystem storage)"
 run_pytest "$@"

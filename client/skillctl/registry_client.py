@@ -73,10 +73,12 @@ def transport_cause(exc: BaseException) -> str:
         if isinstance(err, OSError) and err.strerror:
             return err.strerror[0].lower() + err.strerror[1:]
     text = str(exc).lower()
-    for needle, words in (("refused", "connection refused (is the registry running on that port?)"),
-                          ("name or service not known", "name not resolved (check the host name, or your DNS)"),
-                          ("nodename nor servname", "name not resolved (check the host name, or your DNS)"),
-                          ("certificate", "TLS certificate not trusted")):
+    for needle, words in (
+        ("refused", "connection refused (is the registry running on that port?)"),
+        ("name or service not known", "name not resolved (check the host name, or your DNS)"),
+        ("nodename nor servname", "name not resolved (check the host name, or your DNS)"),
+        ("certificate", "TLS certificate not trusted"),
+    ):
         if needle in text:
             return words
     return re.sub(r"sky_\w+", "sky_****", str(exc)) or type(exc).__name__
@@ -114,7 +116,10 @@ _REFUSALS: dict[int, tuple[str, str]] = {
     403: ("registry.forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
     404: ("registry.not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
     409: ("registry.conflict", "Published versions are immutable: bump `version` and publish again."),
-    413: ("registry.too_large", "The archive is over this registry's size limit; remove large assets (or move them out of the skill)."),
+    413: (
+        "registry.too_large",
+        "The archive is over this registry's size limit; remove large assets (or move them out of the skill).",
+    ),
     422: ("registry.invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
 }
 
@@ -186,9 +191,7 @@ class RegistryClient:
         return self._get_json(f"/skills/{_q(name)}", what=f"skill {name!r}")
 
     def version(self, name: str, version: str) -> dict:
-        return self._get_json(
-            f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}"
-        )
+        return self._get_json(f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}")
 
     def search(self, q: str, *, page: int = 1) -> dict:
         data = self._get_json("/skills", params={"q": q, "page": page}, what="search")
@@ -269,7 +272,9 @@ class RegistryClient:
 
     def org_member_set(self, org: str, username: str, role: str) -> dict:
         path = f"/orgs/{_q(org)}/members"
-        return self._write("POST", path, what=f"membership of {username} in {org}", json={"username": username, "role": role})
+        return self._write(
+            "POST", path, what=f"membership of {username} in {org}", json={"username": username, "role": role}
+        )
 
     def org_member_remove(self, org: str, username: str) -> dict:
         path = f"/orgs/{_q(org)}/members/{_q(username)}"
@@ -337,8 +342,7 @@ class RegistryClient:
         with self._transport_errors(what), self._http.stream(method, path, **kwargs) as response:
             self._raise_for_status(response, what)
             body = read_capped(response)
-        return httpx.Response(response.status_code, headers=response.headers, content=body,
-                              request=response.request)
+        return httpx.Response(response.status_code, headers=response.headers, content=body, request=response.request)
 
     @contextmanager
     def _transport_errors(self, what: str) -> Iterator[None]:
@@ -363,7 +367,9 @@ class RegistryClient:
     def _label(self) -> str:
         """``the registry at URL`` (named when it has a configured name)."""
         named = self.registry.name not in ("env", "", self.registry.url)
-        return f"registry {self.registry.name} at {self.registry.url}" if named else f"the registry at {self.registry.url}"
+        return (
+            f"registry {self.registry.name} at {self.registry.url}" if named else f"the registry at {self.registry.url}"
+        )
 
     def _raise_for_status(self, response: httpx.Response, what: str) -> None:
         status = response.status_code
@@ -384,7 +390,9 @@ class RegistryClient:
             )
         if status == 429:
             wait = response.headers.get("Retry-After", "a few")
-            raise NetworkError(message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled")
+            raise NetworkError(
+                message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled"
+            )
         raise NetworkError(
             message,
             hint="The registry failed; retry later or tell its operators.",

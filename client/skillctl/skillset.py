@@ -203,7 +203,9 @@ class SkillSet:
         from skillctl import prompt
 
         if chosen is None:
-            chosen = [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
+            chosen = (
+                [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
+            )
         else:
             self._check_names(chosen)
         offered = self.offered()
@@ -230,7 +232,8 @@ class SkillSet:
             close = difflib.get_close_matches(unknown[0], self.names, n=3)
             raise UsageError(
                 f"no installed skill named {', '.join(map(repr, unknown))}",
-                hint=(f"did you mean {', '.join(close)}? " if close else "") + "`skillctl list` shows the installed skills",
+                hint=(f"did you mean {', '.join(close)}? " if close else "")
+                + "`skillctl list` shows the installed skills",
                 code="prompt.unknown_skill",
             )
 

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0003_version_checks'),
+        ("registry", "0003_version_checks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='skillversion',
-            name='changelog',
+            model_name="skillversion",
+            name="changelog",
             field=models.TextField(blank=True),
         ),
     ]

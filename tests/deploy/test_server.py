@@ -39,8 +39,14 @@ def start(tmp_path: Path, label: str, **env: str) -> Server:
     environ = {**os.environ, "PORT": str(port), "SKILLYARD_DATA_DIR": str(tmp_path / label), **env}
     for key in ("DATABASE_URL", "SKILLYARD_BROKER_URL", "SKILLYARD_CACHE_URL", "SKILLYARD_STORAGE"):
         environ.pop(key, None)
-    process = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=environ, stdout=log.open("w"),
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        ["bash", "scripts/run.sh"],
+        cwd=ROOT,
+        env=environ,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
@@ -74,8 +80,10 @@ def server(tmp_path):
 
 def upload_headers(port: int, *, length: int, token: str | None) -> bytes:
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
-    return (f"POST /api/v1/skills/slow/versions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
-            f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST /api/v1/skills/slow/versions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 def read_status(conn: socket.socket, timeout: float) -> int:
@@ -183,11 +191,18 @@ def test_downloads_stream_instead_of_loading_the_archive_into_memory(server, tmp
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr("big/SKILL.md", "---\nname: big\ndescription: A skill with a large asset, for streaming.\nversion: 1.0.0\n---\n# Big\n")
+        zf.writestr(
+            "big/SKILL.md",
+            "---\nname: big\ndescription: A skill with a large asset, for streaming.\nversion: 1.0.0\n---\n# Big\n",
+        )
         zf.writestr("big/assets/blob.bin", os.urandom(24 * 1024 * 1024))
     archive = buffer.getvalue()
-    published = httpx.post(f"{server.url}/api/v1/skills/big/versions", headers={"Authorization": f"Bearer {server.token}"},
-                            files={"archive": ("big.zip", archive, "application/zip")}, timeout=120)
+    published = httpx.post(
+        f"{server.url}/api/v1/skills/big/versions",
+        headers={"Authorization": f"Bearer {server.token}"},
+        files={"archive": ("big.zip", archive, "application/zip")},
+        timeout=120,
+    )
     assert published.status_code == 201, published.text
 
     pid = _uvicorn_pid(os.getpgid(server.process.pid))

@@ -22,7 +22,7 @@ MARKER = "<!-- author-walkthrough:"
 
 def walkthrough_commands() -> list[list[str]]:
     readme = (ROOT / "README.md").read_text("utf-8")
-    block = readme[readme.index(MARKER):]
+    block = readme[readme.index(MARKER) :]
     block = block[block.index("```sh\n") + 6 : block.index("\n```", block.index("```sh\n"))]
     commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
     assert commands and all(c[0] == "skillctl" for c in commands)
@@ -30,11 +30,17 @@ def walkthrough_commands() -> list[list[str]]:
 
 
 def test_readme_author_walkthrough_runs_as_written(live_registry, tmp_path):
-    env = {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"), "SKILLYARD_REGISTRY": live_registry.url,
-           "SKILLYARD_TOKEN": live_registry.token, "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "SKILLYARD_HOME": str(tmp_path / "home"),
+        "SKILLYARD_REGISTRY": live_registry.url,
+        "SKILLYARD_TOKEN": live_registry.token,
+        "NO_COLOR": "1",
+    }
     for command in walkthrough_commands():
-        done = subprocess.run([str(SKILLCTL), *command[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [str(SKILLCTL), *command[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, f"{shlex.join(command)}\n{done.stdout}\n{done.stderr}"
         if command[1:3] == ["publish", "greeter"] and "--dry-run" in command:
             assert "would publish greeter 0.1.0" in done.stdout

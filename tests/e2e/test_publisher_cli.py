@@ -30,12 +30,23 @@ def skill(root: Path, name: str, version: str = "1.0.0", body: str = "Say hi.") 
 
 @pytest.fixture
 def cli(live_registry, tmp_path):
-    env = {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"), "SKILLYARD_REGISTRY": live_registry.url,
-           "SKILLYARD_TOKEN": live_registry.token, "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "SKILLYARD_HOME": str(tmp_path / "home"),
+        "SKILLYARD_REGISTRY": live_registry.url,
+        "SKILLYARD_TOKEN": live_registry.token,
+        "NO_COLOR": "1",
+    }
 
     def run(*args: str, token: str | None = None, ok: bool = True) -> subprocess.CompletedProcess:
-        done = subprocess.run([str(SKILLCTL), *args], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                              env={**env, "SKILLYARD_TOKEN": token or env["SKILLYARD_TOKEN"]})
+        done = subprocess.run(
+            [str(SKILLCTL), *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, "SKILLYARD_TOKEN": token or env["SKILLYARD_TOKEN"]},
+        )
         if ok:
             assert done.returncode == 0, f"{args}\n{done.stdout}\n{done.stderr}"
         return done
@@ -44,7 +55,11 @@ def cli(live_registry, tmp_path):
 
 
 def manage_env(live_registry) -> dict[str, str]:
-    env = {**os.environ, "SKILLYARD_DATA_DIR": str(live_registry.data_dir), "DJANGO_SETTINGS_MODULE": "skillyard.settings"}
+    env = {
+        **os.environ,
+        "SKILLYARD_DATA_DIR": str(live_registry.data_dir),
+        "DJANGO_SETTINGS_MODULE": "skillyard.settings",
+    }
     env.pop("DATABASE_URL", None)
     return env
 
@@ -117,8 +132,10 @@ def test_tokens_and_organisations(cli, live_registry):
     listed = json.loads(cli("token", "list", "--json", token=admin).stdout)
     assert any(t["id"] == created["id"] and "token" not in t for t in listed)
     cli("token", "revoke", str(created["id"]), token=admin)
-    assert httpx.get(f"{live_registry.url}/api/v1/me",
-                     headers={"Authorization": f"Bearer {created['token']}"}).status_code == 401
+    assert (
+        httpx.get(f"{live_registry.url}/api/v1/me", headers={"Authorization": f"Bearer {created['token']}"}).status_code
+        == 401
+    )
 
     cli("org", "create", "acme", token=admin)
     cli("org", "add", "acme", "bob", "--role", "publisher", token=admin)

@@ -24,7 +24,7 @@ def set_version(text: str, version: str) -> str:
     match = re.match(r"\A(---[ \t]*\r?\n)(.*?)(^---[ \t]*\r?$)", text, re.S | re.M)
     if match is None:
         raise EditError("SKILL.md has no frontmatter to hold a version", "edit.no_frontmatter")
-    head, front, tail = match.group(1), match.group(2), text[match.start(3):]
+    head, front, tail = match.group(1), match.group(2), text[match.start(3) :]
     eol = "\r\n" if "\r\n" in head else "\n"
     if re.search(r"^metadata:[ \t]*[{\[]", front, re.M):
         raise EditError("the metadata is on one line; run `skillctl migrate` first", "edit.flow_metadata")
@@ -38,13 +38,21 @@ def set_version(text: str, version: str) -> str:
         child = re.compile(rf"^({indent}version:[ \t]*)(['\"]?)([^'\"\r\n#]*?)\2([ \t]*(?:#.*)?)$", re.M)
         nested = child.search(front, meta.end(), block_end)
         if nested is not None:
-            front = front[: nested.start()] + child.sub(
-                lambda m: f"{m[1]}{m[2]}{version}{m[2]}{m[4]}", front[nested.start() : nested.end()], count=1
-            ) + front[nested.end() :]
+            front = (
+                front[: nested.start()]
+                + child.sub(
+                    lambda m: f"{m[1]}{m[2]}{version}{m[2]}{m[4]}", front[nested.start() : nested.end()], count=1
+                )
+                + front[nested.end() :]
+            )
         elif not top:
             front = front[: meta.end()] + f'{eol}  version: "{version}"' + front[meta.end() :]
     elif not top:
-        front = front + ("" if front.endswith(("\n", "\r\n")) or not front else eol) + f'metadata:{eol}  version: "{version}"{eol}'
+        front = (
+            front
+            + ("" if front.endswith(("\n", "\r\n")) or not front else eol)
+            + f'metadata:{eol}  version: "{version}"{eol}'
+        )
     return head + front + tail
 
 

@@ -37,9 +37,7 @@ def load_skill(path: str | os.PathLike, *, strict: bool = False, limits: Limits 
         elif target.name.lower().endswith(ARCHIVE_SUFFIXES):
             report = load_archive(target, strict=strict, limits=limits)
         else:
-            report = _failed(
-                "skill.unsupported_input", f"{given} is not a folder, a SKILL.md, a .zip or a .tar.gz"
-            )
+            report = _failed("skill.unsupported_input", f"{given} is not a folder, a SKILL.md, a .zip or a .tar.gz")
     except OSError as exc:
         report = _failed("skill.unreadable", f"{given}: {exc.strerror or exc}")
     report.path = given
@@ -61,7 +59,7 @@ def _load_folder(folder: Path, strict: bool, limits: Limits) -> SkillReport:
         if report.files:
             rel = skill_md.parent.relative_to(folder).as_posix()
             prefix = "" if rel == "." else rel + "/"
-            names = [f.path[len(prefix):] for f in report.files if f.path.startswith(prefix)]
+            names = [f.path[len(prefix) :] for f in report.files if f.path.startswith(prefix)]
             report.findings += missing_links(report.body, names)
     return report
 
@@ -84,7 +82,9 @@ def _load_skill_md(skill_md: Path, folder: Path, strict: bool, limits: Limits) -
     if size > limits.max_skill_md_bytes:  # refuse before reading a huge file into memory
         return SkillReport(
             path="",
-            findings=[error("skill.too_large", f"{location} is {size} bytes (max {limits.max_skill_md_bytes})", location)],
+            findings=[
+                error("skill.too_large", f"{location} is {size} bytes (max {limits.max_skill_md_bytes})", location)
+            ],
         )
     data = skill_md.read_bytes()
     skill_json_path = folder / SKILL_JSON
@@ -142,7 +142,7 @@ def load_archive(
         )
         findings += report.findings
         prefix = f"{inspection.root}/" if inspection.root else ""
-        names = [f.path[len(prefix):] for f in inspection.files if f.path.startswith(prefix)]
+        names = [f.path[len(prefix) :] for f in inspection.files if f.path.startswith(prefix)]
         findings += missing_links(report.body, names, location=location)
     else:
         report = SkillReport(path="")

@@ -73,7 +73,8 @@ def expand(source: Source, *, pick: Sequence[str] = (), take_all: bool = False) 
         return [source]  # a repository whose root is the skill
     if not pick and not take_all:
         raise UsageError(
-            f"{source.describe()} holds {len(found)} skills: " + ", ".join(f.name for f in found[:20])
+            f"{source.describe()} holds {len(found)} skills: "
+            + ", ".join(f.name for f in found[:20])
             + (" ..." if len(found) > 20 else ""),
             hint="Pick with --skill NAME (repeatable), or take them all with --all; --list shows them.",
             code="install.several_skills",

@@ -11,8 +11,14 @@ from skillctl.installer.project import Locked, Scope, Wanted
 from skillctl.installer.records import describe_locked
 
 
-def list_installed(*, project_root: Path | None = None, include_user: bool = False,
-                   only_user: bool = False, extra_dirs: Sequence[Path] = (), config: Any = None) -> dict:
+def list_installed(
+    *,
+    project_root: Path | None = None,
+    include_user: bool = False,
+    only_user: bool = False,
+    extra_dirs: Sequence[Path] = (),
+    config: Any = None,
+) -> dict:
     """Installed skills with scope, version, source and gating status, plus collisions."""
     from skillctl import discovery
 
@@ -20,20 +26,20 @@ def list_installed(*, project_root: Path | None = None, include_user: bool = Fal
     if only_user:
         found = discovery.discover_in(discovery.locate([("user", Scope.user().skills_dir)]))
     else:
-        found = discovery.discover(project_dir=project_scope.base, include_user=include_user,
-                                   extra_dirs=extra_dirs)
+        found = discovery.discover(project_dir=project_scope.base, include_user=include_user, extra_dirs=extra_dirs)
     skills = found.skills
-    locks = {"project": project.read_lock(project_scope.lock_path),
-             "user": project.read_lock(Scope.user().lock_path)}
-    wanted = {"project": project.read_manifest(project_scope.manifest_path),
-              "user": project.read_manifest(Scope.user().manifest_path)}
+    locks = {"project": project.read_lock(project_scope.lock_path), "user": project.read_lock(Scope.user().lock_path)}
+    wanted = {
+        "project": project.read_manifest(project_scope.manifest_path),
+        "user": project.read_manifest(Scope.user().manifest_path),
+    }
     names = {s.name for s in skills}
     rows = [
-        _row(s, locks.get(s.scope, {}).get(s.name), wanted.get(s.scope, {}).get(s.name), config, names)
-        for s in skills
+        _row(s, locks.get(s.scope, {}).get(s.name), wanted.get(s.scope, {}).get(s.name), config, names) for s in skills
     ]
-    collisions = [{"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]}
-                  for c in found.collisions]
+    collisions = [
+        {"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]} for c in found.collisions
+    ]
     return {"skills": rows, "collisions": collisions}
 
 
@@ -62,5 +68,4 @@ def _gating(manifest, path: Path, config: Any, installed: set[str]) -> dict:
     except ImportError:
         return {"ok": None, "failures": []}
     result = check_gates(manifest, path, config=config, installed=installed)
-    return {"ok": result.ok,
-            "failures": [{"gate": f.gate, "reason": f.reason, "fix": f.fix} for f in result.failures]}
+    return {"ok": result.ok, "failures": [{"gate": f.gate, "reason": f.reason, "fix": f.fix} for f in result.failures]}

@@ -105,7 +105,11 @@ class Operations:
                 parsed.append(source)
         with self.session():
             self.preparer.warm(
-                [(self._effective(s), None) for s in parsed if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))]
+                [
+                    (self._effective(s), None)
+                    for s in parsed
+                    if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))
+                ]
             )
             # Every skill is resolved, fetched and verified before the first is placed: a name
             # that does not resolve, a download that fails or a sha256 that does not match
@@ -205,7 +209,12 @@ class Operations:
             wanted = self.wanted[name]
             wanted.agents = sorted(set(wanted.agents) | set(agents))
             agent_links.link(
-                name, self.scope.skills_dir / name, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force
+                name,
+                self.scope.skills_dir / name,
+                wanted.agents,
+                scope=self.scope.name,
+                base=self.scope.base,
+                force=self.force,
             )
             self.state.save()
 
@@ -220,9 +229,13 @@ class Operations:
                 out.append((name, f"{name} is in skills.toml but not in skills.lock"))
             elif not same_origin(wanted.source, locked.source):
                 out.append((name, f"{name}: skills.toml and skills.lock name different sources"))
-            elif source_kind(wanted.source) == "registry" and not self._satisfies(locked, wanted.source.get("version", "")):
+            elif source_kind(wanted.source) == "registry" and not self._satisfies(
+                locked, wanted.source.get("version", "")
+            ):
                 out.append((name, f"{name}: locked {locked.version} is outside {wanted.source['version']}"))
-        out += [(n, f"{n} is in skills.lock but not in skills.toml") for n in sorted(set(self.locked) - set(self.wanted))]
+        out += [
+            (n, f"{n} is in skills.lock but not in skills.toml") for n in sorted(set(self.locked) - set(self.wanted))
+        ]
         return out
 
     def sync(self, *, frozen: bool = False) -> list[Change]:
@@ -233,7 +246,8 @@ class Operations:
                 raise UsageError(
                     f"nothing to install: no {self.scope.manifest_path.name} here",
                     hint="Run `skillctl install NAME` to add a skill.",
-                 code="project.nothing_to_install")
+                    code="project.nothing_to_install",
+                )
             problems = self.disagreements()
             if frozen and problems:
                 raise SkillctlError(
@@ -262,11 +276,15 @@ class Operations:
             return self._install_one(source, wanted.agents)
         if not local_changes(target, locked.files):
             agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
-            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), str(target), wanted.agents)
+            return Change(
+                name, Action.UNCHANGED, locked.version, locked.version, source.describe(), str(target), wanted.agents
+            )
         if target.is_dir() and not self.force:
             self.verifier.refuse_local_changes(name, locked)
         fetched = self.preparer.fetch(source, locked=locked)
-        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        return self.placer.place(
+            fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True
+        )
 
     # -- update --
 
@@ -277,7 +295,8 @@ class Operations:
                 raise UsageError(
                     f"not in {self.scope.manifest_path.name}: {', '.join(unknown)}",
                     hint="`skillctl list` shows what is installed.",
-                 code="project.not_in_manifest")
+                    code="project.not_in_manifest",
+                )
             changes: list[Change] = []
             refused: list[LocalChangesError] = []
             for name in names or sorted(self.wanted):
@@ -308,8 +327,9 @@ class Operations:
             new_version, new_sha = fetched.version or declared_version(fetched.archive), fetched.sha256
         target = str(self.scope.skills_dir / name)
         if new_sha == locked.sha256 and new_version == locked.version:
-            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target,
-                          list(wanted.agents))
+            return Change(
+                name, Action.UNCHANGED, locked.version, locked.version, source.describe(), target, list(wanted.agents)
+            )
         if not self.force:
             self.verifier.refuse_local_changes(name, locked)
         replaces_yanked = yanked and _older(new_version, locked.version)
@@ -317,7 +337,9 @@ class Operations:
             action = Action.WOULD_REPLACE_YANKED if replaces_yanked else Action.WOULD_UPDATE
             return Change(name, action, locked.version, new_version, source.describe(), target, list(wanted.agents))
         fetched = fetched or self.preparer.fetch(source)
-        change = self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        change = self.placer.place(
+            fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True
+        )
         if replaces_yanked:
             change.action = Action.REPLACED_YANKED
         return change
@@ -337,11 +359,18 @@ class Operations:
                 source = Source.from_record(name, wanted.source, self.scope.base)
                 in_range = self.preparer.resolver.latest(source, locked)[0] if locked else None
                 newest = self.preparer.resolver.newest(source)
-                rows.append({
-                    "name": name, "current": locked.version if locked else None, "wanted": in_range,
-                    "latest": newest, "range": source.spec or "*",
-                    "outdated": bool(locked and newest and (in_range != locked.version or newest != locked.version)),
-                })
+                rows.append(
+                    {
+                        "name": name,
+                        "current": locked.version if locked else None,
+                        "wanted": in_range,
+                        "latest": newest,
+                        "range": source.spec or "*",
+                        "outdated": bool(
+                            locked and newest and (in_range != locked.version or newest != locked.version)
+                        ),
+                    }
+                )
         return rows
 
     # -- uninstall and verify --

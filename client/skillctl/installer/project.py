@@ -149,9 +149,7 @@ class Locked:
     @classmethod
     def from_toml(cls, name: str, table: dict[str, Any]) -> Locked:
         source = {
-            k: str(table[k])
-            for k in ("registry", "path", "archive", "url", "git", "ref", "subdir")
-            if table.get(k)
+            k: str(table[k]) for k in ("registry", "path", "archive", "url", "git", "ref", "subdir") if table.get(k)
         }
         return cls(
             name=name,
@@ -263,10 +261,13 @@ def _toml_key(key: str) -> str:
 
 def _toml_string(value: str) -> str:
     """A TOML basic string: quotes, backslashes and control characters escaped."""
-    return '"' + "".join(
-        _TOML_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in str(value)
-    ) + '"'
-
+    return (
+        '"'
+        + "".join(
+            _TOML_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in str(value)
+        )
+        + '"'
+    )
 
 
 def write_manifest(path: Path, wanted: dict[str, Wanted]) -> None:

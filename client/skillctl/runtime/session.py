@@ -32,7 +32,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def wire_name(qualified: str) -> str:
     """``mcp:notes.search`` -> ``mcp__notes__search``: a name every provider accepts, unique
     per qualified name (a short digest is added when characters had to be replaced or cut)."""
-    skill, _, tool = qualified[len("mcp:"):].partition(".")
+    skill, _, tool = qualified[len("mcp:") :].partition(".")
     name = f"mcp__{skill}__{tool}"
     safe = _UNSAFE.sub("_", name)
     if safe == name and len(name) <= WIRE_NAME_MAX:
@@ -60,11 +60,13 @@ class Session:
         for tool in self.mcp_tools():
             if not self.policy.allows(tool.qualified):
                 continue
-            specs.append({
-                "name": wire_name(tool.qualified),
-                "description": f"[{tool.skill} skill, MCP] {tool.description}".strip(),
-                "parameters": tool.input_schema or {"type": "object", "properties": {}},
-            })
+            specs.append(
+                {
+                    "name": wire_name(tool.qualified),
+                    "description": f"[{tool.skill} skill, MCP] {tool.description}".strip(),
+                    "parameters": tool.input_schema or {"type": "object", "properties": {}},
+                }
+            )
         return tools.tool_definitions(provider, specs)
 
     def mcp_tools(self) -> list:
@@ -79,7 +81,7 @@ class Session:
             name = self._qualified(tool)
             self.policy.check(name)
             if name.startswith("mcp:"):
-                skill, _, mcp_tool = name[len("mcp:"):].partition(".")
+                skill, _, mcp_tool = name[len("mcp:") :].partition(".")
                 if self._mcp is None:
                     raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
                 return self._mcp.call(skill, mcp_tool, args)
@@ -105,7 +107,9 @@ class Session:
         from skillctl.runtime import mcp_clients
 
         if not self.policy.allows_server(skill.name):
-            return "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
+            return (
+                "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
+            )
         try:
             spec = mcp_clients.server_spec(skill, config=self.skills.config)
             with self._lock:
@@ -116,7 +120,9 @@ class Session:
         except SkillctlError as err:
             hint = f" {err.hint}" if err.hint else ""
             return f"(This skill's MCP server is not available: {err.message} [{err.code}].{hint})"
-        names = ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
+        names = (
+            ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
+        )
         return f"This skill's MCP server is running. Its tools: {names}."
 
     def _qualified(self, tool: str) -> str:

@@ -83,6 +83,7 @@ class BwrapBackend:
             info.close_write_end()
             streams.pump(proc.stdout, streams.stdout)
             streams.pump(proc.stderr, streams.stderr)
+
             def reap() -> None:
                 proc.wait()
                 wake.set()
@@ -286,9 +287,6 @@ def _probe() -> bool:
             os.setresuid(uid, uid, uid)
 
     try:
-        return (
-            subprocess.run(args, preexec_fn=preexec, capture_output=True, timeout=10).returncode
-            == 0
-        )
+        return subprocess.run(args, preexec_fn=preexec, capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -89,7 +89,9 @@ def test_broken_input_never_gives_a_traceback(tmp_path, content, filename):
 
 def test_real_binary_runs_validate(tmp_path):
     folder = make_skill(tmp_path)
-    proc = subprocess.run([str(SKILLCTL), "validate", "--json", str(folder)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(SKILLCTL), "validate", "--json", str(folder)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0 and json.loads(proc.stdout)["valid"] is True
 
 
@@ -132,7 +134,12 @@ def test_validate_flags_linked_files_the_skill_does_not_have(tmp_path, capsys):
 
 
 def test_validate_counts_read_in_the_singular_and_plural(tmp_path, capsys):
-    folder = make_skill(tmp_path, GOOD.replace("description: Does a thing.", "description: Describe what demo does and when an agent should use it"))
+    folder = make_skill(
+        tmp_path,
+        GOOD.replace(
+            "description: Does a thing.", "description: Describe what demo does and when an agent should use it"
+        ),
+    )
     _, out, _ = run(capsys, "validate", str(folder))
     assert "1 error, 0 warnings" in out
 

@@ -27,8 +27,12 @@ def write(root: Path, name: str, description: str, extra: str = "") -> None:
 def skills_dir(tmp_path):
     root = tmp_path / "skills"
     write(root, "pdf-tools", "Fill PDF forms, merge PDF files and extract text from PDF documents.")
-    write(root, "k8s-deploy", "Deploy services to Kubernetes clusters with kubectl and helm charts.",
-          f"requires:\n  bins: [{MISSING_BIN}]\n")
+    write(
+        root,
+        "k8s-deploy",
+        "Deploy services to Kubernetes clusters with kubectl and helm charts.",
+        f"requires:\n  bins: [{MISSING_BIN}]\n",
+    )
     return root
 
 

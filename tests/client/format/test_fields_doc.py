@@ -42,7 +42,11 @@ def test_the_complete_example_means_what_the_page_says(tmp_path):
     assert m.install[0].command() and m.primary_env == "WEATHER_API_KEY"
     assert m.triggers.keywords == ["weather", "forecast", "temperature"] and m.triggers.patterns
     assert m.vars["WEATHER_API_KEY"].secret and m.vars["UNITS"].default == "metric"
-    assert (m.runtime.entrypoint, m.runtime.requires_network, m.runtime.timeout_seconds) == ("scripts/report.py", True, 30)
+    assert (m.runtime.entrypoint, m.runtime.requires_network, m.runtime.timeout_seconds) == (
+        "scripts/report.py",
+        True,
+        30,
+    )
 
 
 def test_the_openclaw_form_gates_the_same_way(tmp_path):

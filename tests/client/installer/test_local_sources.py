@@ -114,10 +114,20 @@ def test_url_serving_garbage_installs_nothing(proj, http_dir):
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True, env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                                          "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-                                          "HOME": str(repo), "PATH": "/usr/bin:/bin"}).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "HOME": str(repo),
+            "PATH": "/usr/bin:/bin",
+        },
+    ).stdout
 
 
 @pytest.fixture
@@ -217,13 +227,18 @@ def test_a_skill_whose_name_breaks_the_rule_installs_under_its_normalised_name(p
 
     folder = proj / "vendor" / "ahrefs"
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: Ahrefs Automation\ndescription: Automates Ahrefs reports.\n---\n# Ahrefs\n")
+    (folder / "SKILL.md").write_text(
+        "---\nname: Ahrefs Automation\ndescription: Automates Ahrefs reports.\n---\n# Ahrefs\n"
+    )
     reporter = Reporter()
-    [change] = Operations.for_scope(Scope.project(proj), config=Config(), reporter=reporter).install(["./vendor/ahrefs"])
+    [change] = Operations.for_scope(Scope.project(proj), config=Config(), reporter=reporter).install(
+        ["./vendor/ahrefs"]
+    )
     assert (change.action, change.name) == ("installed", "ahrefs-automation")
     assert (proj / ".agents/skills/ahrefs-automation/SKILL.md").is_file()
-    assert reporter.warnings == ["'Ahrefs Automation' is not a valid skill name; installed as ahrefs-automation "
-                                 "(skills.lock keeps the original)"]
+    assert reporter.warnings == [
+        "'Ahrefs Automation' is not a valid skill name; installed as ahrefs-automation (skills.lock keeps the original)"
+    ]
     assert read_lock(proj / "skills.lock")["ahrefs-automation"].declared_name == "Ahrefs Automation"
     assert ops(proj).verify() == [{"name": "ahrefs-automation", "version": "", "ok": True, "problems": []}]
 
@@ -240,7 +255,9 @@ def test_an_invalid_skill_folder_is_named_once_in_the_error(proj):
 def test_real_corpus_skills_with_invalid_names_install(proj, corpus_dir):
     import shutil
 
-    found = [p.parent for p in corpus_dir.rglob("SKILL.md") if "name: Ahrefs Automation" in p.read_text(errors="replace")]
+    found = [
+        p.parent for p in corpus_dir.rglob("SKILL.md") if "name: Ahrefs Automation" in p.read_text(errors="replace")
+    ]
     if not found:
         pytest.skip("the corpus example is not there")
     shutil.copytree(found[0], proj / "vendor" / "ahrefs")

@@ -67,8 +67,9 @@ def test_the_installers_working_files_stay_out_of_git(ops, env):
 
     subprocess.run(["git", "init", "-q", str(env)], check=True)
     ops.install(["hello@^1.0"])
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=env, capture_output=True,
-                            text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=env, capture_output=True, text=True, check=True
+    ).stdout
     assert ".skillyard-tmp" not in status and ".agents/skills/hello/SKILL.md" in status and "skills.lock" in status
 
 
@@ -93,8 +94,14 @@ def test_render_lock_is_exactly_what_tomlkit_wrote(env):
     from skillctl.installer.project import LOCK_VERSION, Locked, render_lock
 
     locked = {
-        "hello": Locked("hello", "1.1.0", "ab" * 32, {"registry": "main"}, "https://r.example",
-                        files={"SKILL.md": "cd" * 32, 'we"ird \\ \x01\x7f é.md': "ef" * 32}),
+        "hello": Locked(
+            "hello",
+            "1.1.0",
+            "ab" * 32,
+            {"registry": "main"},
+            "https://r.example",
+            files={"SKILL.md": "cd" * 32, 'we"ird \\ \x01\x7f é.md': "ef" * 32},
+        ),
         "local": Locked("local", "", "00" * 32, {"path": "../x"}),
     }
     body = {"lock-version": LOCK_VERSION, "skills": {n: locked[n].to_toml() for n in sorted(locked)}}
@@ -120,7 +127,9 @@ def test_verify_names_edited_missing_and_extra_files(ops, env):
     [result] = ops.verify()
     assert not result["ok"]
     assert {(p["code"], p["path"]) for p in result["problems"]} == {
-        ("file_changed", "SKILL.md"), ("file_extra", "notes.txt")}
+        ("file_changed", "SKILL.md"),
+        ("file_extra", "notes.txt"),
+    }
 
 
 def test_frozen_install_restores_deleted_folder_from_cache_without_network(ops, registry, env):
@@ -128,7 +137,9 @@ def test_frozen_install_restores_deleted_folder_from_cache_without_network(ops, 
     shutil.rmtree(env / ".agents")
     registry.requests.clear()
     [change] = ops.sync(frozen=True)
-    assert (change.action, change.new) == ("restored", "1.1.0") and "Version 1.1.0" in (env / ".agents/skills/hello/SKILL.md").read_text()
+    assert (change.action, change.new) == ("restored", "1.1.0") and "Version 1.1.0" in (
+        env / ".agents/skills/hello/SKILL.md"
+    ).read_text()
     assert registry.requests == [] or all("download" not in r for r in registry.requests)
 
 
@@ -374,5 +385,11 @@ def test_outdated_shows_current_wanted_and_latest(ops, registry, env):
     ops.install(["hello@^1.0"])  # 1.1.0; 2.0.0 exists
     registry.publish("hello", "1.2.0")
     [row] = ops.outdated()
-    assert row == {"name": "hello", "current": "1.1.0", "wanted": "1.2.0", "latest": "2.0.0", "range": "^1.0",
-                   "outdated": True}
+    assert row == {
+        "name": "hello",
+        "current": "1.1.0",
+        "wanted": "1.2.0",
+        "latest": "2.0.0",
+        "range": "^1.0",
+        "outdated": True,
+    }

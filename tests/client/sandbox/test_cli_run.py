@@ -47,9 +47,7 @@ def doubler(tmp_path):
 
 
 def test_run_by_name_prints_ok_json_with_output(backend, doubler, tmp_path):
-    proc = skillctl(
-        "run", "doubler", "--input", '{"n": 21}', "--json", "--backend", backend, cwd=tmp_path
-    )
+    proc = skillctl("run", "doubler", "--input", '{"n": 21}', "--json", "--backend", backend, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["status"] == "ok" and result["exit_code"] == 0 and result["backend"] == backend
@@ -68,9 +66,7 @@ def test_run_by_name_prints_ok_json_with_output(backend, doubler, tmp_path):
 
 def test_run_by_path_copies_outputs_and_exit_code_reflects_status(backend, doubler, tmp_path):
     out = tmp_path / "out"
-    proc = skillctl(
-        "run", str(doubler), "--input", '{"n": 2}', "--backend", backend, "--output-dir", str(out)
-    )
+    proc = skillctl("run", str(doubler), "--input", '{"n": 2}', "--backend", backend, "--output-dir", str(out))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "4\n"
     assert json.loads((out / "result.json").read_text()) == {"doubled": 4}
@@ -113,8 +109,17 @@ def test_run_gives_the_network_only_with_consent(tmp_path, backend, flag):
 def test_a_command_after_the_double_dash_runs_instead_of_the_entrypoint(backend, doubler, tmp_path):
     (doubler / "scripts" / "echo_args.py").write_text("import os, sys\nprint(os.getcwd(), sys.argv[1:])\n")
     proc = skillctl(
-        "run", "doubler", "--json", "--backend", backend, "--",
-        "python3", "/skill/scripts/echo_args.py", "--degrees", "90", cwd=tmp_path,
+        "run",
+        "doubler",
+        "--json",
+        "--backend",
+        backend,
+        "--",
+        "python3",
+        "/skill/scripts/echo_args.py",
+        "--degrees",
+        "90",
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

@@ -46,7 +46,9 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     if codes:
         return _print_codes(as_json)
     if not paths:
-        raise UsageError("no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)", code="cli.no_path")
+        raise UsageError(
+            "no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)", code="cli.no_path"
+        )
     from skillctl.format.load import load_skill
 
     invalid = 0
@@ -93,7 +95,9 @@ def _print_codes(as_json: bool) -> int:
 def pack(app: App, directory: str, output: str | None, as_json: bool) -> int:
     """Pack a skill folder into a reproducible archive (same folder, same sha256)."""
     if not Path(directory).is_dir():
-        raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder")
+        raise UsageError(
+            f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder"
+        )
     from skillctl.format.archive import InvalidSkillError, pack_skill
 
     output = output or default_archive_name(directory)
@@ -109,7 +113,9 @@ def pack(app: App, directory: str, output: str | None, as_json: bool) -> int:
             code="pack.invalid_skill",
         ) from exc
     except OSError as exc:
-        raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed") from exc
+        raise SkillctlError(
+            f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed"
+        ) from exc
     if as_json:
         console.out_json(
             {"path": str(result.path), "sha256": result.sha256, "size": result.size, "files": len(result.files)},
@@ -137,7 +143,9 @@ def default_archive_name(directory: str | Path) -> str:
 @click.command()
 @click.argument("name")
 @click.option("--path", "parent", type=click.Path(), default=".", help="The folder to create NAME/ in.")
-@click.option("--description", default=None, help="What the skill does and when to use it (else a placeholder to replace).")
+@click.option(
+    "--description", default=None, help="What the skill does and when to use it (else a placeholder to replace)."
+)
 @json_option
 @pass_app
 def init(app: App, name: str, parent: str, description: str | None, as_json: bool) -> int:
@@ -149,10 +157,13 @@ def init(app: App, name: str, parent: str, description: str | None, as_json: boo
         raise UsageError(
             f"{name!r} is not a valid skill name",
             hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)",
-         code="init.invalid_name")
+            code="init.invalid_name",
+        )
     target = Path(parent) / name
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SkillctlError(f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists")
+        raise SkillctlError(
+            f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists"
+        )
     try:
         for sub in ("scripts", "references"):
             (target / sub).mkdir(parents=True, exist_ok=True)
@@ -165,7 +176,9 @@ def init(app: App, name: str, parent: str, description: str | None, as_json: boo
             text = text.replace(placeholder, "description: " + json.dumps(" ".join(description.split())), 1)
         (target / "SKILL.md").write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed") from exc
+        raise SkillctlError(
+            f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed"
+        ) from exc
     report = load_skill(target)
     if as_json:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
@@ -200,7 +213,11 @@ def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
 
             atomic_write(migration.path, migration.migrated, mode=migration.path.stat().st_mode & 0o7777)
         except OSError as exc:
-            raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions", code="migrate.write_failed") from exc
+            raise SkillctlError(
+                f"cannot write {migration.path}: {exc.strerror or exc}",
+                hint="check permissions",
+                code="migrate.write_failed",
+            ) from exc
     if as_json:
         console.out_json({"path": str(migration.path), "written": not dry_run, "diff": diff}, compact=True)
     elif dry_run:

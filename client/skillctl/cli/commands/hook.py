@@ -34,7 +34,10 @@ def hook(ctx: click.Context, as_json: bool) -> None:
         scope: agent_hooks.claude_settings_path(user=scope == "user", project=paths.project_root())
         for scope in ("project", "user")
     }
-    found = {scope: {"settings": str(path), "installed": agent_hooks.claude_installed(path)} for scope, path in places.items()}
+    found = {
+        scope: {"settings": str(path), "installed": agent_hooks.claude_installed(path)}
+        for scope, path in places.items()
+    }
     if as_json:
         console.out_json({"claude": found})
         return
@@ -83,7 +86,9 @@ def serve(idle: float | None, as_json: bool) -> int:
     """The warm helper `hook claude` starts: answers hook events over a Unix socket."""
     from skillctl import hook_server
 
-    seconds = idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
+    seconds = (
+        idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
+    )
     return hook_server.serve(lambda text: _event_output(App(), text), idle_seconds=seconds)
 
 
@@ -125,8 +130,10 @@ def install(app: App, agent: str, user: bool, as_json: bool) -> int:
     # committed and shared: `skillctl` from PATH, doing nothing where it is not installed.
     command = f"{_executable()} {agent_hooks.HOOK_ARGS}" if user else agent_hooks.PORTABLE_COMMAND
     if not user and shutil.which("skillctl") is None:
-        console.warn("skillctl is not on PATH here, so the hook will do nothing until it is "
-                     "(or use `skillctl hook install claude -g` for this machine only)")
+        console.warn(
+            "skillctl is not on PATH here, so the hook will do nothing until it is "
+            "(or use `skillctl hook install claude -g` for this machine only)"
+        )
     changed = agent_hooks.install_claude(settings, command)
     if as_json:
         console.out_json({"agent": agent, "settings": str(settings), "command": command, "changed": changed})

@@ -15,13 +15,15 @@ from skillctl.errors import ExitCode, SkillctlError, UsageError
 
 
 def _global_option(func):
-    return click.option("-g", "--global", "global_", is_flag=True,
-                        help="Use the user scope (~/.agents/skills) instead of the project.")(func)
+    return click.option(
+        "-g", "--global", "global_", is_flag=True, help="Use the user scope (~/.agents/skills) instead of the project."
+    )(func)
 
 
 def _force_option(func):
-    return click.option("--force", is_flag=True,
-                        help="Replace local edits, collisions and a changed registry URL.")(func)
+    return click.option("--force", is_flag=True, help="Replace local edits, collisions and a changed registry URL.")(
+        func
+    )
 
 
 def _operations(app: App, global_: bool, force: bool = False):
@@ -71,20 +73,46 @@ def _shown(path: str) -> str:
 @click.command()
 @click.argument("sources", nargs=-1)
 @_global_option
-@click.option("--agent", "agents", multiple=True, type=click.Choice(AGENT_CHOICES),
-              help="Also link into this agent's skills folder (repeatable).")
-@click.option("--registry", default="", help="Registry name for NAME arguments (default: the "
-              "skill's recorded registry, else the configured default).")
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(AGENT_CHOICES),
+    help="Also link into this agent's skills folder (repeatable).",
+)
+@click.option(
+    "--registry",
+    default="",
+    help="Registry name for NAME arguments (default: the skill's recorded registry, else the configured default).",
+)
 @click.option("--frozen", is_flag=True, help="Install exactly skills.lock; fail instead of changing it.")
-@click.option("--list", "list_only", is_flag=True, help="List the skills a folder or repository holds; install nothing.")
-@click.option("--skill", "pick", multiple=True, metavar="NAME",
-              help="From a folder or repository of several skills, install this one (repeatable).")
+@click.option(
+    "--list", "list_only", is_flag=True, help="List the skills a folder or repository holds; install nothing."
+)
+@click.option(
+    "--skill",
+    "pick",
+    multiple=True,
+    metavar="NAME",
+    help="From a folder or repository of several skills, install this one (repeatable).",
+)
 @click.option("--all", "take_all", is_flag=True, help="From a folder or repository of several skills, install all.")
 @_force_option
 @json_option
 @pass_app
-def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str, ...], registry: str, frozen: bool,
-            list_only: bool, pick: tuple[str, ...], take_all: bool, force: bool, as_json: bool) -> int:
+def install(
+    app: App,
+    sources: tuple[str, ...],
+    global_: bool,
+    agents: tuple[str, ...],
+    registry: str,
+    frozen: bool,
+    list_only: bool,
+    pick: tuple[str, ...],
+    take_all: bool,
+    force: bool,
+    as_json: bool,
+) -> int:
     """Install skills, or with no SOURCES exactly what skills.lock says.
 
     \b
@@ -105,13 +133,18 @@ def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str
         raise UsageError("give --skill NAME or --all, not both", code="install.skill_and_all")
     ops = _operations(app, global_, force)
     if frozen and sources:
-        raise UsageError("--frozen installs exactly skills.lock and takes no SOURCES",
-                         hint="Drop --frozen to add skills, or drop the SOURCES.", code="install.frozen_with_sources")
+        raise UsageError(
+            "--frozen installs exactly skills.lock and takes no SOURCES",
+            hint="Drop --frozen to add skills, or drop the SOURCES.",
+            code="install.frozen_with_sources",
+        )
     if sources:
         changes = ops.install(list(sources), registry=registry, agents=list(agents), pick=pick, take_all=take_all)
     else:
         if agents:
-            raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources")
+            raise UsageError(
+                "--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources"
+            )
         changes = ops.sync(frozen=frozen)
     _print_changes(changes, as_json)
     return int(ExitCode.OK)
@@ -122,13 +155,18 @@ def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
     from skillctl.installer.arguments import SourceKind, parse_source
 
     if not sources:
-        raise UsageError("--list needs a folder or repository", hint="skillctl install ./skills --list",
-                         code="install.list_needs_source")
+        raise UsageError(
+            "--list needs a folder or repository",
+            hint="skillctl install ./skills --list",
+            code="install.list_needs_source",
+        )
     listed: list[dict] = []
     for arg in sources:
         source = parse_source(arg)
         if source.kind not in (SourceKind.FOLDER, SourceKind.GIT):
-            raise UsageError(f"--list reads folders and git repositories, not {arg!r}", code="install.list_needs_source")
+            raise UsageError(
+                f"--list reads folders and git repositories, not {arg!r}", code="install.list_needs_source"
+            )
         found = collections.skills_in(source) if collections.is_collection(source) else []
         listed.append({"source": arg, "skills": [f.to_dict() for f in found] or [{"name": "(one skill)", "path": "."}]})
     if as_json:
@@ -136,8 +174,10 @@ def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
         return int(ExitCode.OK)
     for entry in listed:
         console.out(f"{entry['source']}:")
-        console.table(["name", "path", "description"],
-                      [[s["name"], s["path"], (s.get("description") or "")[:80]] for s in entry["skills"]])
+        console.table(
+            ["name", "path", "description"],
+            [[s["name"], s["path"], (s.get("description") or "")[:80]] for s in entry["skills"]],
+        )
     return int(ExitCode.OK)
 
 
@@ -145,7 +185,11 @@ def _verify_hint(bad: list[dict]) -> str:
     """What to do, by what went wrong: a yanked or vanished version is left by updating (restoring
     it would bring the yanked version back); edited or missing files are restored."""
     gone = sorted(r["name"] for r in bad if any(p["code"] in ("yanked", "version_gone") for p in r["problems"]))
-    edited = [r for r in bad if any(p["code"].startswith("file_") or p["code"] in ("missing", "not_locked") for p in r["problems"])]
+    edited = [
+        r
+        for r in bad
+        if any(p["code"].startswith("file_") or p["code"] in ("missing", "not_locked") for p in r["problems"])
+    ]
     hints = []
     if gone:
         hints.append(f"Run `skillctl update {' '.join(gone)}` to move to the newest non-yanked version in range.")
@@ -169,8 +213,10 @@ def outdated(app: App, as_json: bool, global_: bool) -> int:
     if not stale:
         console.info("Every registry skill is at the newest version there is." if rows else "No registry skills here.")
         return int(ExitCode.OK)
-    console.table(["name", "current", "wanted", "latest", "range"],
-                  [[r["name"], r["current"], r["wanted"], r["latest"], r["range"]] for r in stale])
+    console.table(
+        ["name", "current", "wanted", "latest", "range"],
+        [[r["name"], r["current"], r["wanted"], r["latest"], r["range"]] for r in stale],
+    )
     if any(r["latest"] != r["wanted"] for r in stale):
         console.info("`skillctl update` moves to `wanted`; for `latest`, widen the range: skillctl install NAME@^X")
     return int(ExitCode.OK)
@@ -181,8 +227,11 @@ def _note_outside_ranges(ops) -> None:  # noqa: ANN001
         rows = ops.outdated()
     except SkillctlError:
         return  # the note is a courtesy; the update itself succeeded
-    beyond = [f"{r['name']} {r['latest']} ({r['range']})" for r in rows if r["latest"] and r["latest"] != r["wanted"]
-              and r["wanted"] is not None]
+    beyond = [
+        f"{r['name']} {r['latest']} ({r['range']})"
+        for r in rows
+        if r["latest"] and r["latest"] != r["wanted"] and r["wanted"] is not None
+    ]
     if beyond:
         console.info(f"newer outside your ranges: {', '.join(beyond)}; `skillctl outdated` shows them")
 
@@ -195,8 +244,9 @@ def _note_outside_ranges(ops) -> None:  # noqa: ANN001
 @_force_option
 @json_option
 @pass_app
-def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool,
-           force: bool, as_json: bool) -> int:
+def update(
+    app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool, force: bool, as_json: bool
+) -> int:
     """Update skills within the ranges of skills.toml, printing NAME from → to.
 
     Never crosses a range (^1.0 never becomes 2.0.0: edit skills.toml for that). A skill with
@@ -240,13 +290,22 @@ def list_(app: App, all_: bool, global_: bool, as_json: bool) -> int:
     from skillctl.installer import list_installed
 
     extra = list(app.config.skill_dirs) if all_ else []
-    data = list_installed(include_user=all_, only_user=global_ and not all_, extra_dirs=extra,
-                          config=app.config)
+    data = list_installed(include_user=all_, only_user=global_ and not all_, extra_dirs=extra, config=app.config)
     if as_json:
         console.out_json(data)
         return int(ExitCode.OK)
-    rows = [[s["name"], s["version"] or "-", s["scope"], s["state"], ",".join(s["agents"]) or "-",
-             _short_source(s["source"]), _gating_text(s["gating"])] for s in data["skills"]]
+    rows = [
+        [
+            s["name"],
+            s["version"] or "-",
+            s["scope"],
+            s["state"],
+            ",".join(s["agents"]) or "-",
+            _short_source(s["source"]),
+            _gating_text(s["gating"]),
+        ]
+        for s in data["skills"]
+    ]
     if not rows:
         console.info("No skills installed here. Add one with `skillctl install NAME`.")
     console.table(["name", "version", "scope", "files", "agents", "source", "here"], rows)

@@ -80,8 +80,14 @@ class Prepared:
     bumped_from: str = ""
 
     def to_dict(self) -> dict:
-        out = {"source": str(self.source), "name": self.name, "version": self.version, "sha256": self.sha256,
-               "size": self.size, "files": self.files}
+        out = {
+            "source": str(self.source),
+            "name": self.name,
+            "version": self.version,
+            "sha256": self.sha256,
+            "size": self.size,
+            "files": self.files,
+        }
         return {**out, "bumped_from": self.bumped_from} if self.bumped_from else out
 
 
@@ -149,14 +155,22 @@ def _changelog(text: str | None) -> str:
         try:
             return Path(text[1:]).read_text("utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot read {text[1:]}: {exc.strerror or exc}", code="publish.changelog_unreadable") from None
+            raise UsageError(
+                f"cannot read {text[1:]}: {exc.strerror or exc}", code="publish.changelog_unreadable"
+            ) from None
     return text
 
 
-def _upload(client, prepared: Prepared, *, owner: str | None, private: bool, changelog: str, tags: tuple[str, ...]) -> dict:
+def _upload(
+    client, prepared: Prepared, *, owner: str | None, private: bool, changelog: str, tags: tuple[str, ...]
+) -> dict:
     result = client.publish(
-        prepared.name, prepared.archive, version=prepared.version, owner=owner,
-        visibility="private" if private else None, changelog=changelog or None,
+        prepared.name,
+        prepared.archive,
+        version=prepared.version,
+        owner=owner,
+        visibility="private" if private else None,
+        changelog=changelog or None,
     )
     _check_sha(result, prepared.sha256)
     for tag in tags:
@@ -169,17 +183,33 @@ def _upload(client, prepared: Prepared, *, owner: str | None, private: bool, cha
 @REGISTRY_OPTION
 @click.option("--version", "version", metavar="X.Y.Z", help="The version (must match SKILL.md's when it has one).")
 @click.option("--bump", type=click.Choice(BUMPS), help="Write the next version into SKILL.md, then publish it.")
-@click.option("--changelog", metavar="TEXT|@FILE", help="Release notes for this version (Markdown), shown in the catalog.")
-@click.option("--tag", "tags", metavar="NAME", multiple=True, help="Point this dist-tag at the new version (repeatable).")
+@click.option(
+    "--changelog", metavar="TEXT|@FILE", help="Release notes for this version (Markdown), shown in the catalog."
+)
+@click.option(
+    "--tag", "tags", metavar="NAME", multiple=True, help="Point this dist-tag at the new version (repeatable)."
+)
 @click.option("--dry-run", is_flag=True, help="Validate and pack, show what would be sent; send nothing.")
-@click.option("--all", "all_", is_flag=True, help="Publish every skill under DIR whose content is not on the registry yet.")
+@click.option(
+    "--all", "all_", is_flag=True, help="Publish every skill under DIR whose content is not on the registry yet."
+)
 @click.option("--owner", metavar="NAME", help="A user or organisation to own the skill (first publish only).")
 @click.option("--private", is_flag=True, help="Only the owner's members (and their tokens) can see it.")
 @json_option
 @pass_app
 def publish(
-    app: App, source: Path, registry_name: str | None, version: str | None, bump: str | None, changelog: str | None,
-    tags: tuple[str, ...], dry_run: bool, all_: bool, owner: str | None, private: bool, as_json: bool,
+    app: App,
+    source: Path,
+    registry_name: str | None,
+    version: str | None,
+    bump: str | None,
+    changelog: str | None,
+    tags: tuple[str, ...],
+    dry_run: bool,
+    all_: bool,
+    owner: str | None,
+    private: bool,
+    as_json: bool,
 ) -> int:
     """Publish a skill folder or archive (.zip, .tar.gz) to a registry.
 
@@ -189,15 +219,34 @@ def publish(
     from skillctl.registry_client import RegistryClient
 
     if not source.exists():
-        raise UsageError(f"{source} does not exist", hint="Give a skill folder or a .zip/.tar.gz archive.", code="publish.source_missing")
+        raise UsageError(
+            f"{source} does not exist",
+            hint="Give a skill folder or a .zip/.tar.gz archive.",
+            code="publish.source_missing",
+        )
     if all_:
         if version:
-            raise UsageError("--version names one version; with --all each skill's SKILL.md says", code="publish.all_version")
-        return _publish_all(app, source, registry_name, bump=bump, changelog=_changelog(changelog), tags=tags,
-                            dry_run=dry_run, owner=owner, private=private, as_json=as_json)
+            raise UsageError(
+                "--version names one version; with --all each skill's SKILL.md says", code="publish.all_version"
+            )
+        return _publish_all(
+            app,
+            source,
+            registry_name,
+            bump=bump,
+            changelog=_changelog(changelog),
+            tags=tags,
+            dry_run=dry_run,
+            owner=owner,
+            private=private,
+            as_json=as_json,
+        )
     if source.is_file() and not source.name.endswith(ARCHIVE_SUFFIXES):
-        raise UsageError(f"{source} is neither a folder nor an archive",
-                         hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.", code="publish.source_kind")
+        raise UsageError(
+            f"{source} is neither a folder nor an archive",
+            hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.",
+            code="publish.source_kind",
+        )
     notes = _changelog(changelog)
     reg = app.config.registry(registry_name)
     if not dry_run:
@@ -208,26 +257,43 @@ def publish(
             return _report_dry_run([prepared], reg, as_json)
         if prepared.bumped_from:
             console.info(f"{prepared.name}: version {prepared.bumped_from} -> {prepared.version} written to SKILL.md")
-        console.info(f"Publishing {prepared.name} {prepared.version} ({prepared.size} bytes, sha256 {prepared.sha256[:12]}) "
-                     f"to {reg.name} ({reg.url})")
+        console.info(
+            f"Publishing {prepared.name} {prepared.version} ({prepared.size} bytes, sha256 {prepared.sha256[:12]}) "
+            f"to {reg.name} ({reg.url})"
+        )
         with RegistryClient(reg) as client:
             result = _upload(client, prepared, owner=owner, private=private, changelog=notes, tags=tags)
-    data = {"registry": reg.name, "url": reg.url, "name": prepared.name, "version": prepared.version,
-            "sha256": prepared.sha256, "size": prepared.size, "created": bool(result.get("created")),
-            "tags": list(tags), "result": result}
+    data = {
+        "registry": reg.name,
+        "url": reg.url,
+        "name": prepared.name,
+        "version": prepared.version,
+        "sha256": prepared.sha256,
+        "size": prepared.size,
+        "created": bool(result.get("created")),
+        "tags": list(tags),
+        "result": result,
+    }
     if as_json:
         console.out_json(data)
     elif data["created"]:
-        console.success(f"Published {prepared.name} {prepared.version} to {reg.name}"
-                        + (f" (tagged {', '.join(tags)})" if tags else "") + ".")
+        console.success(
+            f"Published {prepared.name} {prepared.version} to {reg.name}"
+            + (f" (tagged {', '.join(tags)})" if tags else "")
+            + "."
+        )
     else:
-        console.info(f"{prepared.name} {prepared.version} was already published with these exact bytes; nothing changed.")
+        console.info(
+            f"{prepared.name} {prepared.version} was already published with these exact bytes; nothing changed."
+        )
     return 0
 
 
 def _report_dry_run(prepared: list[Prepared], reg, as_json: bool) -> int:
     if as_json:
-        console.out_json({"dry_run": True, "registry": reg.name, "url": reg.url, "skills": [p.to_dict() for p in prepared]})
+        console.out_json(
+            {"dry_run": True, "registry": reg.name, "url": reg.url, "skills": [p.to_dict() for p in prepared]}
+        )
         return 0
     for p in prepared:
         bumped = f" (bumped from {p.bumped_from})" if p.bumped_from else ""
@@ -239,18 +305,35 @@ def _report_dry_run(prepared: list[Prepared], reg, as_json: bool) -> int:
 # --- publish --all --------------------------------------------------------------------------------
 
 
-def _publish_all(app: App, root: Path, registry_name: str | None, *, bump: str | None, changelog: str,
-                 tags: tuple[str, ...], dry_run: bool, owner: str | None, private: bool, as_json: bool) -> int:
+def _publish_all(
+    app: App,
+    root: Path,
+    registry_name: str | None,
+    *,
+    bump: str | None,
+    changelog: str,
+    tags: tuple[str, ...],
+    dry_run: bool,
+    owner: str | None,
+    private: bool,
+    as_json: bool,
+) -> int:
     """Every skill under ``root``: unchanged ones are skipped, changed ones published (bumped
     with --bump when their version is already taken), each failure reported, none stopping the rest."""
     from skillctl.discovery import scan_tree
     from skillctl.registry_client import RegistryClient
 
     if not root.is_dir():
-        raise UsageError(f"{root} is not a folder", hint="--all publishes the skills under a folder.", code="publish.source_kind")
+        raise UsageError(
+            f"{root} is not a folder", hint="--all publishes the skills under a folder.", code="publish.source_kind"
+        )
     folders = scan_tree(root)
     if not folders:
-        raise UsageError(f"no SKILL.md under {root}", hint="Point --all at the folder that holds your skills.", code="publish.no_skills")
+        raise UsageError(
+            f"no SKILL.md under {root}",
+            hint="Point --all at the folder that holds your skills.",
+            code="publish.no_skills",
+        )
     reg = app.config.registry(registry_name)
     reg.require_token()  # reading a private skill's versions needs it too
     results = []
@@ -258,21 +341,44 @@ def _publish_all(app: App, root: Path, registry_name: str | None, *, bump: str |
         for i, folder in enumerate(folders):
             work = Path(tmp) / str(i)
             work.mkdir()
-            results.append(_publish_one(client, folder, work, bump=bump, changelog=changelog, tags=tags,
-                                        dry_run=dry_run, owner=owner, private=private))
+            results.append(
+                _publish_one(
+                    client,
+                    folder,
+                    work,
+                    bump=bump,
+                    changelog=changelog,
+                    tags=tags,
+                    dry_run=dry_run,
+                    owner=owner,
+                    private=private,
+                )
+            )
     failed = [r for r in results if r["action"] == "failed"]
     if as_json:
         console.out_json({"registry": reg.name, "dry_run": dry_run, "skills": results})
     else:
         rows = [[r["name"] or r["source"], r.get("version") or "", r["action"], r.get("reason", "")] for r in results]
         console.table(["skill", "version", "action", "why"], rows)
-        counts = {a: sum(r["action"] == a for r in results) for a in ("published", "would-publish", "unchanged", "failed")}
+        counts = {
+            a: sum(r["action"] == a for r in results) for a in ("published", "would-publish", "unchanged", "failed")
+        }
         console.info(", ".join(f"{n} {a}" for a, n in counts.items() if n))
     return 1 if failed else 0
 
 
-def _publish_one(client, folder: Path, work: Path, *, bump: str | None, changelog: str, tags: tuple[str, ...],
-                 dry_run: bool, owner: str | None, private: bool) -> dict:
+def _publish_one(
+    client,
+    folder: Path,
+    work: Path,
+    *,
+    bump: str | None,
+    changelog: str,
+    tags: tuple[str, ...],
+    dry_run: bool,
+    owner: str | None,
+    private: bool,
+) -> dict:
     from skillctl.registry_client import RegistryError
 
     out = {"source": str(folder), "name": "", "version": ""}
@@ -290,7 +396,11 @@ def _publish_one(client, folder: Path, work: Path, *, bump: str | None, changelo
             return {**out, "action": "unchanged"}
         if same is not None:
             if not bump:
-                return {**out, "action": "failed", "reason": f"changed since {prepared.version} was published; pass --bump"}
+                return {
+                    **out,
+                    "action": "failed",
+                    "reason": f"changed since {prepared.version} was published; pass --bump",
+                }
             prepared = _prepare(folder, work / "bumped", version=None, bump=bump, dry_run=dry_run)
             out.update(version=prepared.version, bumped_from=prepared.bumped_from)
         if dry_run:

@@ -33,7 +33,9 @@ def _client(app: App, registry_name: str | None, *, write: bool = True) -> Itera
 def _name_at_version(spec: str) -> tuple[str, str]:
     name, _, version = spec.partition("@")
     if not name or not version:
-        raise UsageError(f"give NAME@VERSION, not {spec!r}", hint="e.g. skillctl yank pdf-tools@1.2.0", code="cli.name_version")
+        raise UsageError(
+            f"give NAME@VERSION, not {spec!r}", hint="e.g. skillctl yank pdf-tools@1.2.0", code="cli.name_version"
+        )
     return name, version
 
 
@@ -56,7 +58,9 @@ def _done(as_json: bool, data: dict, message: str) -> int:
 
 @click.command()
 @click.argument("spec", metavar="NAME@VERSION")
-@click.option("--reason", default="", help=f"Why (shown to everyone installing it; at most {MAX_REASON_CHARS} characters).")
+@click.option(
+    "--reason", default="", help=f"Why (shown to everyone installing it; at most {MAX_REASON_CHARS} characters)."
+)
 @REGISTRY_OPTION
 @json_option
 @pass_app
@@ -92,7 +96,9 @@ def deprecate(app: App, spec: str, message: str | None, undo: bool, registry_nam
     """Mark a version deprecated with a message (it stays installable), or --undo it."""
     name, version = _name_at_version(spec)
     if undo == (message is not None):
-        raise UsageError("give --message TEXT or --undo", hint=f"skillctl deprecate {spec} -m 'use 2.x'", code="cli.usage")
+        raise UsageError(
+            "give --message TEXT or --undo", hint=f"skillctl deprecate {spec} -m 'use 2.x'", code="cli.usage"
+        )
     with _client(app, registry_name) as client:
         result = client.deprecate(name, version, message="" if undo else _reason(message or "", "message"))
     return _done(as_json, result, f"{'un' if undo else ''}deprecated {name} {version}")
@@ -177,7 +183,9 @@ def token_create(
         console.out_json(result, compact=True)
     else:
         console.out(str(result.get("token", "")))
-        console.success(f"created token {result.get('id')} ({scope}{', ' + owner if owner else ''}); it is shown only now")
+        console.success(
+            f"created token {result.get('id')} ({scope}{', ' + owner if owner else ''}); it is shown only now"
+        )
     return 0
 
 
@@ -193,8 +201,15 @@ def token_list(app: App, registry_name: str | None, as_json: bool) -> int:
         console.out_json(tokens)
         return 0
     rows = [
-        [t.get("id"), t.get("name") or "", t.get("prefix"), t.get("scope"), t.get("owner") or "",
-         (t.get("expires_at") or "")[:10], "revoked" if t.get("revoked_at") else (t.get("last_used_at") or "never")[:10]]
+        [
+            t.get("id"),
+            t.get("name") or "",
+            t.get("prefix"),
+            t.get("scope"),
+            t.get("owner") or "",
+            (t.get("expires_at") or "")[:10],
+            "revoked" if t.get("revoked_at") else (t.get("last_used_at") or "never")[:10],
+        ]
         for t in tokens
     ]
     console.table(["id", "name", "prefix", "scope", "owner", "expires", "last used"], rows)
@@ -246,14 +261,19 @@ def org_members(app: App, name: str, registry_name: str | None, as_json: bool) -
     if as_json:
         console.out_json(members)
     else:
-        console.table(["username", "role", "since"], [[m.get("username"), m.get("role"), (m.get("created_at") or "")[:10]] for m in members])
+        console.table(
+            ["username", "role", "since"],
+            [[m.get("username"), m.get("role"), (m.get("created_at") or "")[:10]] for m in members],
+        )
     return 0
 
 
 @org.command("add")
 @click.argument("name")
 @click.argument("username")
-@click.option("--role", type=click.Choice(["owner", "admin", "publisher", "reader"]), default="reader", show_default=True)
+@click.option(
+    "--role", type=click.Choice(["owner", "admin", "publisher", "reader"]), default="reader", show_default=True
+)
 @REGISTRY_OPTION
 @json_option
 @pass_app
