@@ -16,6 +16,12 @@ opencode   .opencode/skills/       ~/.config/opencode/skills/      yes
 openclaw   skills/ (workspace)     ~/.openclaw/skills/             yes (recent versions)
 =========  ======================  ==============================  ===========================
 
+and windsurf, cline, roo, kiro, amp, goose, qwen, continue, zed, junie, trae, kilo, augment and
+droid (Factory) with the folders in :data:`AGENTS` (those whose project folder is
+``.agents/skills`` read ours and need no link). ``--agent auto`` links only into the agents used
+here (their config folder exists in the home folder or the project); ``--agent all`` adds those
+whose skills folder exists already, and never creates one for an absent agent.
+
 A link is only ever replaced when it is one of ours (a symlink into our skills folder); a real
 folder of the same name belongs to someone else and is reported as a collision.
 """
@@ -35,29 +41,48 @@ class Agent:
     name: str
     project_dir: str  # relative to the project root
     user_dir: str  # relative to the home folder
+    # Signs the agent is used here: folders relative to the home folder ("~/...") or the project.
+    markers: tuple[str, ...] = ()
 
 
 AGENTS: dict[str, Agent] = {
     a.name: a
     for a in (
-        Agent("claude", ".claude/skills", ".claude/skills"),
-        Agent("codex", ".agents/skills", ".agents/skills"),
-        Agent("cursor", ".cursor/skills", ".cursor/skills"),
-        Agent("copilot", ".github/skills", ".copilot/skills"),
-        Agent("gemini", ".gemini/skills", ".gemini/skills"),
-        Agent("opencode", ".opencode/skills", ".config/opencode/skills"),
-        Agent("openclaw", "skills", ".openclaw/skills"),
+        Agent("claude", ".claude/skills", ".claude/skills", ("~/.claude", ".claude")),
+        Agent("codex", ".agents/skills", ".agents/skills", ("~/.codex",)),
+        Agent("cursor", ".cursor/skills", ".cursor/skills", ("~/.cursor", ".cursor")),
+        Agent("copilot", ".github/skills", ".copilot/skills", ("~/.copilot",)),
+        Agent("gemini", ".gemini/skills", ".gemini/skills", ("~/.gemini", ".gemini")),
+        Agent("opencode", ".opencode/skills", ".config/opencode/skills", ("~/.config/opencode", ".opencode")),
+        Agent("openclaw", "skills", ".openclaw/skills", ("~/.openclaw", "~/.clawdbot", "~/.moltbot")),
+        # Those below read .agents/skills in a project (no link needed there) or their own folder.
+        Agent("windsurf", ".windsurf/skills", ".codeium/windsurf/skills", ("~/.codeium/windsurf", ".windsurf")),
+        Agent("cline", ".agents/skills", ".agents/skills", ("~/.cline",)),
+        Agent("roo", ".roo/skills", ".roo/skills", ("~/.roo", ".roo")),
+        Agent("kiro", ".kiro/skills", ".kiro/skills", ("~/.kiro", ".kiro")),
+        Agent("amp", ".agents/skills", ".config/agents/skills", ("~/.config/amp",)),
+        Agent("goose", ".goose/skills", ".config/goose/skills", ("~/.config/goose", ".goose")),
+        Agent("qwen", ".qwen/skills", ".qwen/skills", ("~/.qwen", ".qwen")),
+        Agent("continue", ".continue/skills", ".continue/skills", ("~/.continue", ".continue")),
+        Agent("zed", ".agents/skills", ".agents/skills", ("~/.config/zed",)),
+        Agent("junie", ".junie/skills", ".junie/skills", ("~/.junie", ".junie")),
+        Agent("trae", ".trae/skills", ".trae/skills", ("~/.trae", ".trae")),
+        Agent("kilo", ".agents/skills", ".kilo/skills", ("~/.kilo", "~/.kilocode")),
+        Agent("augment", ".augment/skills", ".augment/skills", ("~/.augment", ".augment")),
+        Agent("droid", ".agents/skills", ".factory/skills", ("~/.factory",)),
     )
 }
-CHOICES = (*AGENTS, "all")
+CHOICES = (*AGENTS, "auto", "all")
 
 
-def expand(names: list[str] | tuple[str, ...]) -> list[str]:
-    """Agent names with ``all`` expanded, sorted, unknown ones refused."""
+def expand(names: list[str] | tuple[str, ...], *, scope: str = "project", base: Path | None = None) -> list[str]:
+    """Agent names with ``auto`` (the agents found on this machine or in the project) and ``all``
+    (those, plus any whose skills folder exists already) expanded, sorted; unknown ones refused.
+    Neither creates a folder for an agent that is not there."""
     out: set[str] = set()
     for name in names:
-        if name == "all":
-            out.update(AGENTS)
+        if name in ("auto", "all"):
+            out.update(a for a in AGENTS if present(a, base=base) or (name == "all" and _folder_exists(a, scope, base)))
         elif name in AGENTS:
             out.add(name)
         else:
@@ -65,6 +90,16 @@ def expand(names: list[str] | tuple[str, ...]) -> list[str]:
                 f"unknown agent {name!r}", hint=f"Choose from: {', '.join(CHOICES)}.", code="agents.unknown"
             )
     return sorted(out)
+
+
+def present(agent: str, *, base: Path | None = None) -> bool:
+    """Whether the agent is used here: one of its folders exists in the home folder or the project."""
+    home, project = Path.home(), base or Path.cwd()
+    return any((home / m[2:] if m.startswith("~/") else project / m).is_dir() for m in AGENTS[agent].markers)
+
+
+def _folder_exists(agent: str, scope: str, base: Path | None) -> bool:
+    return base is not None and agent_folder(agent, scope=scope, base=base).is_dir()
 
 
 def agent_folder(agent: str, *, scope: str, base: Path) -> Path:
@@ -105,11 +140,18 @@ def link(name: str, skill_dir: Path, agents: list[str], *, scope: str, base: Pat
 
 
 def unlink(name: str, skills_dir: Path, agents: list[str], *, scope: str, base: Path) -> None:
-    """Remove the links made for ``name`` (only symlinks pointing into our skills folder)."""
+    """Remove the links made for ``name`` (only symlinks pointing into our skills folder), and
+    the agent's skills folder (and its parent) when that leaves them empty."""
     for agent in expand(agents):
-        dest = agent_folder(agent, scope=scope, base=base) / name
+        folder = agent_folder(agent, scope=scope, base=base)
+        dest = folder / name
         if _ours(dest, skills_dir):
             dest.unlink()
+        if folder.resolve() == skills_dir.resolve():
+            continue  # our own folder (agents that read .agents/skills)
+        for empty in (folder, folder.parent):
+            if empty != base and empty.is_dir() and not any(empty.iterdir()):
+                empty.rmdir()
 
 
 def _remove(path: Path) -> None:

@@ -18,9 +18,68 @@ def installed(tmp_path):
     return skill
 
 
-def test_all_expands_to_every_documented_agent():
-    assert agents.expand(["all"]) == sorted(agents.AGENTS)
-    assert set(agents.AGENTS) == {"claude", "codex", "cursor", "copilot", "gemini", "opencode", "openclaw"}
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def test_the_widely_used_agents_are_known():
+    assert {
+        "claude",
+        "codex",
+        "cursor",
+        "copilot",
+        "gemini",
+        "opencode",
+        "openclaw",
+        "windsurf",
+        "cline",
+        "roo",
+        "kiro",
+        "amp",
+        "goose",
+        "qwen",
+        "continue",
+        "zed",
+        "junie",
+        "trae",
+        "kilo",
+        "augment",
+        "droid",
+    } <= set(agents.AGENTS)
+
+
+def test_auto_and_all_take_only_the_agents_that_are_here(tmp_path, home):
+    project = tmp_path / "proj"
+    (project / ".windsurf").mkdir(parents=True)  # used in this project
+    (home / ".claude").mkdir()  # used on this machine
+    (project / ".kiro/skills").mkdir(parents=True)  # its skills folder exists already
+    assert agents.expand(["auto"], scope="project", base=project) == ["claude", "kiro", "windsurf"]
+    assert agents.expand(["all"], scope="project", base=project) == ["claude", "kiro", "windsurf"]
+    (project / ".roo/skills").mkdir(parents=True)  # a folder alone is not a sign of use, but "all" links there
+    assert "roo" in agents.expand(["all"], scope="project", base=project)
+    assert agents.expand(["auto"], scope="project", base=tmp_path / "empty") == ["claude"]
+
+
+def test_all_creates_no_folder_for_an_absent_agent(tmp_path, home, installed):
+    (home / ".cursor").mkdir()
+    agents.link(
+        "hello", installed, agents.expand(["all"], scope="project", base=tmp_path), scope="project", base=tmp_path
+    )
+    assert (tmp_path / ".cursor/skills/hello").is_symlink()
+    assert not (tmp_path / ".claude").exists() and not (tmp_path / ".gemini").exists()
+
+
+def test_unlink_removes_the_agent_folders_it_left_empty(tmp_path, installed):
+    agents.link("hello", installed, ["claude", "windsurf"], scope="project", base=tmp_path)
+    (tmp_path / ".windsurf/rules.md").write_text("theirs")
+    agents.unlink("hello", installed.parent, ["claude", "windsurf"], scope="project", base=tmp_path)
+    assert not (tmp_path / ".claude").exists()  # created for the link, now empty: gone
+    assert not (tmp_path / ".windsurf/skills").exists() and (tmp_path / ".windsurf/rules.md").exists()
+    assert installed.is_dir()
 
 
 def test_unknown_agent_is_a_usage_error():
@@ -44,7 +103,7 @@ def test_documented_folders(tmp_path, agent, project, user):
 
 
 def test_links_are_relative_and_codex_needs_none(tmp_path, installed):
-    made = agents.link("hello", installed, ["all"], scope="project", base=tmp_path)
+    made = agents.link("hello", installed, ["claude", "codex", "cline"], scope="project", base=tmp_path)
     assert tmp_path / ".agents/skills/hello" not in made  # codex reads .agents/skills itself
     claude = tmp_path / ".claude/skills/hello"
     assert claude in made and not os.path.isabs(os.readlink(claude))

@@ -95,7 +95,7 @@ class Operations:
         ``pick``ed ones (names), or all of them with ``take_all``."""
         from skillctl.installer import collections
 
-        links = agent_links.expand(list(agents))
+        links = agent_links.expand(list(agents), scope=self.scope.name, base=self.scope.base)
         parsed: list[Source] = []
         for arg in args:
             source = self._with_registry(parse_source(arg), registry)
