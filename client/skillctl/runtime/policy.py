@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from skillctl.errors import SkillctlError, UsageError
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "group:skills": ("load_skill", "read_skill_file", "find_skills"),  # reading skills
+    "group:skills": ("load_skill", "read_skill_file", "find_skills", "skill_transition"),  # reading and following skills
     "group:fs": ("read", "write", "edit", "apply_patch"),  # the agent's file tools
     "group:runtime": ("exec", "process", "run_skill"),  # running code (run_skill: sandboxed)
     "group:web": ("web_search", "web_fetch"),

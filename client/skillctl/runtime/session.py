@@ -1,10 +1,22 @@
-"""The tools of one SkillSet session: what the model is offered, and each call it makes.
+"""One conversation's session over a SkillSet: its skills, its active skill, its tools.
+
+    session = skills.session()          # the snapshot of the installed skills is taken here
+    matches = session.begin(message)    # a user message: routed over the snapshot; depth from 0
+    tools = session.tool_definitions("openai")
+    text = session.handle_tool_call(name, arguments)   # never raises: errors come back as text
+    transition = session.on_turn_end(had_tool_calls=False)   # next_skill, or None
+    session.close()                     # stops its MCP servers; skills.session() starts anew
+
+What the session sees is its :class:`~skillctl.runtime.snapshot.Snapshot` (a reload does not
+change a running conversation); which skill is active and where it hands over is its
+:class:`~skillctl.runtime.pipeline.Pipeline`.
 
 A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.tools`). Loading a
-skill that declares an ``mcp`` server starts it (:mod:`skillctl.runtime.mcp_clients`) and adds
-its tools, ``mcp:<skill>.<tool>``; so ask for ``tool_definitions()`` again after a
-``load_skill``. Provider APIs accept only ``[A-Za-z0-9_-]`` in tool names, so those tools go
-out as ``mcp__<skill>__<tool>``; ``handle_tool_call`` takes either form.
+skill makes it the active skill; one that declares an ``mcp`` server starts it
+(:mod:`skillctl.runtime.mcp_clients`) and adds its tools, ``mcp:<skill>.<tool>``; so ask for
+``tool_definitions()`` again after a ``load_skill``. While the active skill has conditional next
+skills, ``skill_transition`` is offered too. Provider APIs accept only ``[A-Za-z0-9_-]`` in tool
+names, so MCP tools go out as ``mcp__<skill>__<tool>``; ``handle_tool_call`` takes either form.
 
 The tool policy (:mod:`skillctl.runtime.policy`) decides what is offered and what runs: a
 refused tool is not in ``tool_definitions()`` and its call answers ``tool.not_allowed``.
@@ -16,10 +28,14 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Sequence
 
 from skillctl import tools
 from skillctl.errors import SkillctlError
+from skillctl.reporting import Reporter
+from skillctl.runtime.pipeline import TRANSITION_TOOL, Pipeline, Transition
 from skillctl.runtime.policy import ToolPolicy
+from skillctl.runtime.snapshot import PinnedSkills, Snapshot
 
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -38,21 +54,92 @@ def wire_name(qualified: str) -> str:
 
 
 class Session:
-    """Tool definitions and tool calls of one SkillSet, with the MCP servers of loaded skills."""
+    """Tool definitions, tool calls and the pipeline of one conversation over a SkillSet."""
 
-    def __init__(self, skills, *, policy: ToolPolicy | None = None, mcp_call_timeout: float | None = None) -> None:
+    def __init__(self, skills, *, policy: ToolPolicy | None = None, mcp_call_timeout: float | None = None,
+                 reporter: Reporter | None = None) -> None:
         self.skills = skills
+        self.snapshot = Snapshot.of(skills.index)
+        self.pinned = PinnedSkills(skills, self.snapshot)
         self.policy = policy or ToolPolicy()
+        self.reporter = reporter or Reporter()
         self.mcp_call_timeout = mcp_call_timeout
         self.loaded: list[str] = []
+        self.pipeline = Pipeline(manifest=self._manifest, refusal=self._refusal, activate=self.load_skill,
+                                 reporter=self.reporter)
+        self.closed = False
         self._mcp = None  # McpClients, created by the first skill that has a server
+        self._router = None  # over the snapshot's offered skills; dropped when enabling changes
         self._lock = threading.Lock()
+
+    # --- the conversation ---------------------------------------------------------------------
+
+    def begin(self, message: str, *, history: Sequence[str] = ()) -> list:
+        """A user message: the pipeline's depth counts from zero; the skills it needs (routed over
+        the snapshot, at most 3, best first; the active skill stays until another is loaded)."""
+        self.pipeline.begin()
+        return self.route(message, history=history)
+
+    def route(self, message: str, *, history: Sequence[str] = ()) -> list:
+        from skillctl.routing import state
+
+        if self._router is None:
+            offered = [e for e in self.snapshot.entries if not self.skills.why_not_offered(e)]
+            self._router = self.skills.router_over(offered)
+        return self._router.route(message, history=history, recent=state.recent_skills())
+
+    @property
+    def active_skill(self) -> str | None:
+        """The skill whose instructions the conversation got last (load, activate, transition)."""
+        return self.pipeline.active
+
+    def activate(self, name: str) -> str:
+        """Make ``name`` the active skill (as a ``load_skill`` call does); its instructions."""
+        return self.load_skill(name)
+
+    def on_turn_end(self, had_tool_calls: bool) -> Transition | None:
+        """The model's turn ended: the active skill's ``next_skill`` transition, or None (no
+        next skill, tool calls pending, or refused: see ``refused`` and the Reporter)."""
+        return self.pipeline.on_turn_end(had_tool_calls)
+
+    @property
+    def transitions(self) -> list[Transition]:
+        """The transitions since the user's message."""
+        return list(self.pipeline.transitions)
+
+    @property
+    def refused(self) -> list[SkillctlError]:
+        """The automatic transitions refused since the user's message, each with its code."""
+        return list(self.pipeline.refused)
+
+    def _manifest(self, name: str):
+        return tools.skill_named(self.pinned, name).manifest
+
+    def _refusal(self, name: str) -> tuple[str, str] | None:
+        entry = self.snapshot.entry(name)
+        if entry is None:
+            return "pipeline.unknown_skill", "no skill of that name was installed when this session started"
+        if self.skills.ignore_gates:
+            return None
+        if not self.skills.enabled(entry):
+            return "pipeline.skill_disabled", f"it is disabled (skillctl config set skills.{entry.key}.enabled true)"
+        if why := self.skills.gate_failures(entry):
+            return "pipeline.skill_gated", f"it cannot work on this machine: {why}"
+        return None
+
+    def enabling_changed(self) -> None:
+        """Enabled skills changed (skill_management): route again over what is offered now."""
+        self._router = None
 
     # --- what the model is offered -----------------------------------------------------------
 
     def tool_definitions(self, provider: str = "openai") -> list[dict]:
-        """The tools the policy allows now: ours, then the MCP tools of loaded skills."""
+        """The tools the policy allows now: ours, skill_transition while the active skill has
+        conditional next skills, then the MCP tools of loaded skills."""
         specs = [spec for spec in tools.specs() if self.policy.allows(spec["name"])]
+        transition = self.pipeline.tool_spec()
+        if transition is not None and self.policy.allows(TRANSITION_TOOL):
+            specs.append(transition)
         for tool in self.mcp_tools():
             if not self.policy.allows(tool.qualified):
                 continue
@@ -81,18 +168,22 @@ class Session:
                 return self._mcp.call(skill, mcp_tool, args)
             if name == "load_skill":
                 return self.load_skill(args.get("name"))
-            return tools.handle_tool_call(self.skills, name, args)
+            if name == TRANSITION_TOOL:
+                return self.pipeline.call(args)
+            return tools.handle_tool_call(self.pinned, name, args)
         except (SkillctlError, *tools.BAD_CALL_ERRORS) as err:
             return tools.error_reply(err)
 
     def load_skill(self, name: str) -> str:
-        """The skill's instructions; its MCP server, if it has one, is started and its tools named."""
-        text = tools.load_skill(self.skills, name)
-        skill = tools.skill_named(self.skills, name)
+        """The skill's instructions; it becomes the active skill; its MCP server, if it has one,
+        is started and its tools named."""
+        text = tools.load_skill(self.pinned, name)
+        skill = tools.skill_named(self.pinned, name)
         with self._lock:
             if skill.name not in self.loaded:
                 self.loaded.append(skill.name)
             self.policy = self.policy.tightened(skill.name, skill.manifest.allowed_tools)
+        self.pipeline.active = skill.name
         if skill.manifest.mcp is not None:
             text += "\n\n" + self._start_server(skill)
         return text
@@ -126,8 +217,15 @@ class Session:
         return tool
 
     def close(self) -> None:
-        """Stop the MCP servers of this session (SkillSet.close, or leaving ``with SkillSet...``)."""
+        """End the session: stop its MCP servers (SkillSet.close, or leaving a ``with`` block)."""
+        self.closed = True
         with self._lock:
             clients, self._mcp = self._mcp, None
         if clients is not None:
             clients.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

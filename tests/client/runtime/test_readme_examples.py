@@ -1,0 +1,51 @@
+"""The README's runtime examples run as written: each python block is a docs/*_example.py file
+verbatim, run here in a project whose skills the example expects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import write_skill
+
+ROOT = Path(__file__).resolve().parents[3]
+README = ROOT / "README.md"
+
+
+def example(name: str) -> Path:
+    return ROOT / "docs" / f"{name}_example.py"
+
+
+@pytest.mark.parametrize("name", ["pipeline"])
+def test_the_readme_shows_each_example_verbatim(name):
+    assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
+
+
+def run_example(name: str, project: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {**os.environ, "SKILLYARD_HOME": str(home), "SKILLYARD_USER_SKILLS": str(project.parent / "user"),
+               "SKILLYARD_SEMANTIC": "0", "PYTHONPATH": os.pathsep.join(sys.path), **env}
+    result = subprocess.run([sys.executable, str(example(name))], cwd=project, env=environ, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def skill(project: Path, name: str, extra: str = "", body: str = "Steps.") -> None:
+    md = f"---\nname: {name}\ndescription: The {name} step.\n{extra}---\n{body}\n"
+    write_skill(project / ".agents" / "skills" / name, md)
+
+
+def test_pipeline_example(tmp_path):
+    project = tmp_path / "project"
+    skill(project, "gather", "next_skill: triage\n")
+    skill(project, "triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
+    skill(project, "fix-bug", body="Reproduce the bug first.")
+    lines = run_example("pipeline", project, tmp_path / "home").stdout.splitlines()
+    assert lines[:2] == ["gather -> triage", "True"]
+    assert lines[2].startswith("fix-bug [skill pipeline] The skill 'triage'")
+    assert json.loads(lines[3])["error"] == "pipeline.no_next_skills"  # fix-bug lists none
