@@ -278,6 +278,16 @@ def set_value(dotted: str, text: str) -> Any:
     return value
 
 
+def skill_enabled_set(key: str, enabled: bool, config: Config | None = None) -> None:
+    """Write ``[skills.<key>] enabled`` to config.toml, the setting ``skillctl check`` and routing
+    read (``skillctl config set skills.KEY.enabled false`` writes the same), and into ``config``."""
+    set_value(f"skills.{key}.enabled", "true" if enabled else "false")
+    if config is not None:
+        table = config.skills.setdefault(key, {})
+        table["enabled"] = enabled
+        config.values.setdefault("skills", {})[key] = table
+
+
 def add_registry(name: str, url: str, *, default: bool = False) -> Registry:
     if not name or "." in name:
         raise UsageError(f"invalid registry name {name!r}", hint="Use a short name such as `work`.", code="config.invalid_registry_name")

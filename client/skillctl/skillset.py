@@ -40,6 +40,8 @@ class SkillSet:
         tool_policy=None,
         mcp_call_timeout: float | None = None,
         reporter=None,
+        manage_skills: bool = False,
+        approve=None,
     ) -> None:
         from skillctl.reporting import Reporter
         from skillctl.routing import semantic as sem
@@ -61,6 +63,8 @@ class SkillSet:
         self._tool_policy = tool_policy  # a ToolPolicy given in code instead of the config's
         self._mcp_call_timeout = mcp_call_timeout  # seconds an MCP tool call may take
         self.reporter = reporter or Reporter()  # warnings of sessions and watchers; quiet by default
+        self.manage_skills = manage_skills  # offer the skill_management tool (runtime.management)
+        self._approve = approve  # the application's yes/no to a skill_management install or create
         self._session = None
 
     # --- construction ---------------------------------------------------------------------
@@ -148,6 +152,20 @@ class SkillSet:
             self._installed = set(self.names)
         result = check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed)
         return "; ".join(f.reason for f in result.failures)
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Enable or disable an installed skill in config.toml (``[skills.<key>] enabled``: what
+        ``skillctl check`` reads); this SkillSet offers and routes accordingly from now on."""
+        from skillctl.config import load_config, skill_enabled_set
+        from skillctl.tools import skill_named
+
+        entry = self.entry(name) if isinstance(name, str) else None
+        if entry is None:
+            skill_named(self, name)  # the error a tool gives for a name it does not know
+        skill_enabled_set(entry.key, enabled, self.config)
+        if self.config is None:
+            self.config = load_config()
+        self._offered, self._router = None, None
 
     def reload(self) -> bool:
         """Read the skill folders again (only new, changed or removed skills are parsed); True
@@ -272,7 +290,8 @@ class SkillSet:
             from skillctl.runtime.session import Session
 
             policy = self._tool_policy or ToolPolicy.from_config(self.config, agent=self.agent)
-            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout, reporter=self.reporter)
+            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout, reporter=self.reporter,
+                                    manage=self.manage_skills, approve=self._approve)
         return self._session
 
     @property

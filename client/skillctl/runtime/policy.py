@@ -35,6 +35,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "group:web": ("web_search", "web_fetch"),
     "group:messaging": ("message",),
     "group:mcp": ("mcp:*",),  # every tool of the loaded skills' MCP servers
+    "group:management": ("skill_management",),  # enabling, installing and creating skills (full only)
 }
 PROFILES: dict[str, tuple[str, ...]] = {
     "minimal": ("group:skills",),

@@ -15,7 +15,8 @@ A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.too
 skill makes it the active skill; one that declares an ``mcp`` server starts it
 (:mod:`skillctl.runtime.mcp_clients`) and adds its tools, ``mcp:<skill>.<tool>``; so ask for
 ``tool_definitions()`` again after a ``load_skill``. While the active skill has conditional next
-skills, ``skill_transition`` is offered too. Provider APIs accept only ``[A-Za-z0-9_-]`` in tool
+skills, ``skill_transition`` is offered too; with ``SkillSet(manage_skills=True)``,
+``skill_management`` (:mod:`skillctl.runtime.management`). Provider APIs accept only ``[A-Za-z0-9_-]`` in tool
 names, so MCP tools go out as ``mcp__<skill>__<tool>``; ``handle_tool_call`` takes either form.
 
 The tool policy (:mod:`skillctl.runtime.policy`) decides what is offered and what runs: a
@@ -33,6 +34,8 @@ from collections.abc import Sequence
 from skillctl import tools
 from skillctl.errors import SkillctlError
 from skillctl.reporting import Reporter
+from skillctl.runtime.management import MANAGEMENT_TOOL, SkillManagement
+from skillctl.runtime.management import SPEC as MANAGEMENT_SPEC
 from skillctl.runtime.pipeline import TRANSITION_TOOL, Pipeline, Transition
 from skillctl.runtime.policy import ToolPolicy
 from skillctl.runtime.snapshot import PinnedSkills, Snapshot
@@ -57,7 +60,7 @@ class Session:
     """Tool definitions, tool calls and the pipeline of one conversation over a SkillSet."""
 
     def __init__(self, skills, *, policy: ToolPolicy | None = None, mcp_call_timeout: float | None = None,
-                 reporter: Reporter | None = None) -> None:
+                 reporter: Reporter | None = None, manage: bool = False, approve=None) -> None:
         self.skills = skills
         self.snapshot = Snapshot.of(skills.index)
         self.pinned = PinnedSkills(skills, self.snapshot)
@@ -67,6 +70,7 @@ class Session:
         self.loaded: list[str] = []
         self.pipeline = Pipeline(manifest=self._manifest, refusal=self._refusal, activate=self.load_skill,
                                  reporter=self.reporter)
+        self.management = SkillManagement(skills, approve=approve, changed=self.enabling_changed) if manage else None
         self.closed = False
         self._mcp = None  # McpClients, created by the first skill that has a server
         self._router = None  # over the snapshot's offered skills; dropped when enabling changes
@@ -140,6 +144,8 @@ class Session:
         transition = self.pipeline.tool_spec()
         if transition is not None and self.policy.allows(TRANSITION_TOOL):
             specs.append(transition)
+        if self.management is not None and self.policy.allows(MANAGEMENT_TOOL):
+            specs.append(MANAGEMENT_SPEC)
         for tool in self.mcp_tools():
             if not self.policy.allows(tool.qualified):
                 continue
@@ -170,6 +176,8 @@ class Session:
                 return self.load_skill(args.get("name"))
             if name == TRANSITION_TOOL:
                 return self.pipeline.call(args)
+            if name == MANAGEMENT_TOOL and self.management is not None:
+                return self.management.call(args)
             return tools.handle_tool_call(self.pinned, name, args)
         except (SkillctlError, *tools.BAD_CALL_ERRORS) as err:
             return tools.error_reply(err)

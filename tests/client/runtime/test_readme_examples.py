@@ -21,7 +21,7 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline"])
+@pytest.mark.parametrize("name", ["pipeline", "management"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
 
@@ -49,3 +49,19 @@ def test_pipeline_example(tmp_path):
     assert lines[:2] == ["gather -> triage", "True"]
     assert lines[2].startswith("fix-bug [skill pipeline] The skill 'triage'")
     assert json.loads(lines[3])["error"] == "pipeline.no_next_skills"  # fix-bug lists none
+
+
+def test_management_example(tmp_path):
+    project = tmp_path / "project"
+    skill(project, "notes")
+    write_skill(project / "vetted" / "weather", "---\nname: weather\ndescription: Forecasts.\n---\nAsk the sky.\n")
+    lines = run_example("management", project, tmp_path / "home").stdout.splitlines()
+    assert lines == [
+        "{'name': 'notes', 'enabled': False}",
+        "[('notes', False)]",
+        "{'name': 'notes', 'enabled': True}",
+        "management.declined",
+        "installed",
+    ]
+    assert (project / ".agents" / "skills" / "weather" / "SKILL.md").is_file()
+    assert "enabled = true" in (tmp_path / "home" / "config" / "config.toml").read_text()
