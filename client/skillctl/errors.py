@@ -146,6 +146,7 @@ CODES: dict[str, str] = {
     "run.invalid_skill": "the skill to run is not valid",
     "run.not_found": "the skill to run is not installed",
     "runtime.mcp_missing": "the agent extra (the mcp SDK) is not installed",
+    "runtime.watchfiles_missing": "the agent extra (watchfiles, for SkillSet.watch) is not installed",
     "sandbox.request": "a sandbox request skillctl cannot honour",
     "sandbox.unavailable": "no sandbox backend works on this machine",
     "scan.no_path": "scan without a path",

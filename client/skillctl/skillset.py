@@ -18,6 +18,7 @@ until it ends, and a loaded skill's MCP server runs until ``close()`` (or the en
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,6 +67,8 @@ class SkillSet:
         self.manage_skills = manage_skills  # offer the skill_management tool (runtime.management)
         self._approve = approve  # the application's yes/no to a skill_management install or create
         self._session = None
+        self._watchers: list = []
+        self._reload_lock = threading.Lock()  # one reload at a time (a watcher's and the caller's)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -170,14 +173,24 @@ class SkillSet:
     def reload(self) -> bool:
         """Read the skill folders again (only new, changed or removed skills are parsed); True
         when anything changed. Running sessions keep their snapshot."""
-        located = discovery.locate(self.roots)
-        index = load_index(located, roots=self.roots, semantic=self.semantic)
-        before = [(e.name, e.path, e.digest) for e in self.index.entries]
-        if before == [(e.name, e.path, e.digest) for e in index.entries]:
-            return False
-        self.index = index
-        self._parsed, self._router, self._offered, self._installed = {}, None, None, None
-        return True
+        with self._reload_lock:
+            located = discovery.locate(self.roots)
+            index = load_index(located, roots=self.roots, semantic=self.semantic)
+            before = [(e.name, e.path, e.digest) for e in self.index.entries]
+            if before == [(e.name, e.path, e.digest) for e in index.entries]:
+                return False
+            self.index = index
+            self._parsed, self._router, self._offered, self._installed = {}, None, None, None
+            return True
+
+    def watch(self, *, debounce_ms: int | None = None, on_reload=None):
+        """Reload whenever the skill folders change, in a background thread, until ``stop()`` or
+        ``close()`` (skillctl.runtime.watch; needs the ``agent`` extra's watchfiles)."""
+        from skillctl.runtime.watch import DEBOUNCE_MS, Watcher
+
+        watcher = Watcher(self, debounce_ms=debounce_ms or DEBOUNCE_MS, on_reload=on_reload).start()
+        self._watchers.append(watcher)
+        return watcher
 
     # --- routing --------------------------------------------------------------------------
 
@@ -309,9 +322,12 @@ class SkillSet:
         return self.session().handle_tool_call(tool, arguments)
 
     def close(self) -> None:
-        """End the session: stop the MCP servers loaded skills started."""
+        """End the session (stopping the MCP servers loaded skills started) and stop watching."""
         if self._session is not None:
             self._session.close()
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:
+            watcher.stop()
 
     def __enter__(self) -> SkillSet:
         return self

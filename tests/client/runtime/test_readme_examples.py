@@ -21,7 +21,7 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline", "management"])
+@pytest.mark.parametrize("name", ["pipeline", "management", "watch"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
 
@@ -65,3 +65,10 @@ def test_management_example(tmp_path):
     ]
     assert (project / ".agents" / "skills" / "weather" / "SKILL.md").is_file()
     assert "enabled = true" in (tmp_path / "home" / "config" / "config.toml").read_text()
+
+
+def test_watch_example(tmp_path):
+    project = tmp_path / "project"
+    skill(project, "notes")
+    lines = run_example("watch", project, tmp_path / "home").stdout.splitlines()
+    assert lines == ["['chess']", "['notes']", "[]"]
