@@ -7,7 +7,9 @@ Two TOML files in ``paths.config_dir()``:
   policy of agent sessions, ``[tools]`` (``profile`` minimal|coding|messaging|full, ``allow``,
   ``also_allow``, ``deny``, and ``[tools.groups]`` defining ``group:<name>``) with per-agent
   ``[agents.<name>.tools]`` (the same keys but ``groups``; read by
-  :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), and any other keys the ``config``
+  :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), ``[runtime] trusted_toolsets`` (the
+  ``module:Class`` patterns of the skills' toolsets an agent may load,
+  :mod:`skillctl.runtime.toolsets`), and any other keys the ``config``
   gates of skills read (dotted, e.g. ``browser.enabled``).
 - ``credentials.toml``: ``[registries.<name>] token``. Both files are created with mode 0600
   from the first byte (a temp file opened 0600, then one rename), so a token is never readable

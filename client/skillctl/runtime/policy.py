@@ -9,7 +9,8 @@ reason given, with the stable code ``tool.not_allowed``):
 3. every ``allow`` list that is set (global and agent's) covers it: an agent can narrow the
    global lists, never lift them;
 4. every loaded skill that declares ``allowed-tools`` covers it, together with
-   ``group:skills`` and the skill's own ``mcp:<skill>.*`` tools. A skill only ever narrows.
+   ``group:skills`` and the skill's own ``mcp:<skill>.*`` and ``toolset:<skill>.*`` tools. A
+   skill only ever narrows.
 
 Patterns are tool names, ``group:<name>`` or wildcards (``mcp:github.*``, ``*``), compared
 case-insensitively; Claude Code and OpenClaw names map to ours (``Bash`` -> ``exec``,
@@ -35,11 +36,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "group:web": ("web_search", "web_fetch"),
     "group:messaging": ("message",),
     "group:mcp": ("mcp:*",),  # every tool of the loaded skills' MCP servers
+    "group:toolsets": ("toolset:*",),  # the methods of the loaded skills' trusted toolsets
     "group:management": ("skill_management",),  # enabling, installing and creating skills (full only)
 }
 PROFILES: dict[str, tuple[str, ...]] = {
     "minimal": ("group:skills",),
-    "coding": ("group:skills", "group:fs", "group:runtime", "group:mcp"),
+    "coding": ("group:skills", "group:fs", "group:runtime", "group:mcp", "group:toolsets"),
     "messaging": ("group:skills", "group:messaging"),
     "full": ("*",),
 }
@@ -76,7 +78,7 @@ class SkillLimit:
     allowed: tuple[str, ...]
 
     def patterns(self) -> tuple[str, ...]:
-        return (*self.allowed, "group:skills", f"mcp:{self.skill}.*")
+        return (*self.allowed, "group:skills", f"mcp:{self.skill}.*", f"toolset:{self.skill}.*")
 
 
 @dataclass(frozen=True)
@@ -137,10 +139,16 @@ class ToolPolicy:
 
     def allows_server(self, skill: str) -> bool:
         """Could any tool of ``skill``'s MCP server be allowed? (Asked before starting it.)"""
-        if self.allows(f"mcp:{skill}.*"):
+        return self._allows_some(f"mcp:{skill}")
+
+    def allows_toolsets(self, skill: str) -> bool:
+        """Could any tool of ``skill``'s toolsets be allowed? (Asked before importing them.)"""
+        return self._allows_some(f"toolset:{skill}")
+
+    def _allows_some(self, prefix: str) -> bool:
+        if self.allows(f"{prefix}.*"):
             return True
-        prefix = f"mcp:{skill}.".lower()
-        named = [p for r in self.layers for p in (*(r.allow or ()), *r.also_allow) if normalise(p).startswith(prefix)]
+        named = [p for r in self.layers for p in (*(r.allow or ()), *r.also_allow) if normalise(p).startswith(f"{prefix}.".lower())]
         return any(self.allows(p) for p in named)
 
     def _match(self, name: str, patterns: Sequence[str]) -> str:

@@ -16,8 +16,10 @@ skill makes it the active skill; one that declares an ``mcp`` server starts it
 (:mod:`skillctl.runtime.mcp_clients`) and adds its tools, ``mcp:<skill>.<tool>``; so ask for
 ``tool_definitions()`` again after a ``load_skill``. While the active skill has conditional next
 skills, ``skill_transition`` is offered too; with ``SkillSet(manage_skills=True)``,
-``skill_management`` (:mod:`skillctl.runtime.management`). Provider APIs accept only ``[A-Za-z0-9_-]`` in tool
-names, so MCP tools go out as ``mcp__<skill>__<tool>``; ``handle_tool_call`` takes either form.
+``skill_management`` (:mod:`skillctl.runtime.management`). A skill's trusted toolsets
+(:mod:`skillctl.runtime.toolsets`) add ``toolset:<skill>.<method>`` tools when it is loaded.
+Provider APIs accept only ``[A-Za-z0-9_-]`` in tool names, so those tools go out as
+``mcp__<skill>__<tool>`` and ``toolset__<skill>__<method>``; ``handle_tool_call`` takes either form.
 
 The tool policy (:mod:`skillctl.runtime.policy`) decides what is offered and what runs: a
 refused tool is not in ``tool_definitions()`` and its call answers ``tool.not_allowed``.
@@ -39,16 +41,19 @@ from skillctl.runtime.management import SPEC as MANAGEMENT_SPEC
 from skillctl.runtime.pipeline import TRANSITION_TOOL, Pipeline, Transition
 from skillctl.runtime.policy import ToolPolicy
 from skillctl.runtime.snapshot import PinnedSkills, Snapshot
+from skillctl.runtime.toolsets import Toolsets, trusted_patterns
 
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def wire_name(qualified: str) -> str:
-    """``mcp:notes.search`` -> ``mcp__notes__search``: a name every provider accepts, unique
-    per qualified name (a short digest is added when characters had to be replaced or cut)."""
-    skill, _, tool = qualified[len("mcp:"):].partition(".")
-    name = f"mcp__{skill}__{tool}"
+    """``mcp:notes.search`` -> ``mcp__notes__search`` (``toolset:calc.add`` -> ``toolset__calc__add``):
+    a name every provider accepts, unique per qualified name (a short digest is added when
+    characters had to be replaced or cut)."""
+    kind, _, rest = qualified.partition(":")
+    skill, _, tool = rest.partition(".")
+    name = f"{kind}__{skill}__{tool}"
     safe = _UNSAFE.sub("_", name)
     if safe == name and len(name) <= WIRE_NAME_MAX:
         return name
@@ -70,6 +75,7 @@ class Session:
         self.loaded: list[str] = []
         self.pipeline = Pipeline(manifest=self._manifest, refusal=self._refusal, activate=self.load_skill,
                                  reporter=self.reporter)
+        self.toolsets = Toolsets(trusted=trusted_patterns(skills.config), reporter=self.reporter)
         self.management = SkillManagement(skills, approve=approve, changed=self.enabling_changed) if manage else None
         self.closed = False
         self._mcp = None  # McpClients, created by the first skill that has a server
@@ -146,12 +152,12 @@ class Session:
             specs.append(transition)
         if self.management is not None and self.policy.allows(MANAGEMENT_TOOL):
             specs.append(MANAGEMENT_SPEC)
-        for tool in self.mcp_tools():
+        for tool, kind in [*((t, "MCP") for t in self.mcp_tools()), *((t, "toolset") for t in self.toolsets.tools())]:
             if not self.policy.allows(tool.qualified):
                 continue
             specs.append({
                 "name": wire_name(tool.qualified),
-                "description": f"[{tool.skill} skill, MCP] {tool.description}".strip(),
+                "description": f"[{tool.skill} skill, {kind}] {tool.description}".strip(),
                 "parameters": tool.input_schema or {"type": "object", "properties": {}},
             })
         return tools.tool_definitions(provider, specs)
@@ -172,6 +178,8 @@ class Session:
                 if self._mcp is None:
                     raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
                 return self._mcp.call(skill, mcp_tool, args)
+            if name.startswith("toolset:"):
+                return self.toolsets.call(name, args)
             if name == "load_skill":
                 return self.load_skill(args.get("name"))
             if name == TRANSITION_TOOL:
@@ -194,7 +202,17 @@ class Session:
         self.pipeline.active = skill.name
         if skill.manifest.mcp is not None:
             text += "\n\n" + self._start_server(skill)
+        if skill.manifest.toolsets:
+            text += "\n\n" + self._load_toolsets(skill)
         return text
+
+    def _load_toolsets(self, skill) -> str:
+        if not self.policy.allows_toolsets(skill.name):
+            return "(This skill's toolsets are not loaded: the tool policy allows none of their tools [tool.not_allowed].)"
+        problems = self.toolsets.load(skill)
+        mine = [t for t in self.toolsets.tools() if t.skill == skill.name and self.policy.allows(t.qualified)]
+        names = ", ".join(wire_name(t.qualified) for t in mine) or "none allowed here"
+        return "\n".join([f"This skill's toolsets give these tools: {names}.", *(f"({p})" for p in problems)])
 
     def _start_server(self, skill) -> str:
         from skillctl.runtime import mcp_clients
@@ -215,9 +233,9 @@ class Session:
         return f"This skill's MCP server is running. Its tools: {names}."
 
     def _qualified(self, tool: str) -> str:
-        """The ``mcp:<skill>.<tool>`` form of a wire name the session gave out; others as they are."""
-        if isinstance(tool, str) and tool.startswith("mcp__"):
-            for known in self.mcp_tools():
+        """The ``mcp:``/``toolset:<skill>.<tool>`` form of a wire name the session gave out; others as they are."""
+        if isinstance(tool, str) and tool.startswith(("mcp__", "toolset__")):
+            for known in [*self.mcp_tools(), *self.toolsets.tools()]:
                 if wire_name(known.qualified) == tool:
                     return known.qualified
         if not isinstance(tool, str):

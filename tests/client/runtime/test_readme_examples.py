@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import write_skill
+from .conftest import config_toml, write_skill
 
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
@@ -21,7 +21,7 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline", "management", "watch"])
+@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
 
@@ -72,3 +72,23 @@ def test_watch_example(tmp_path):
     skill(project, "notes")
     lines = run_example("watch", project, tmp_path / "home").stdout.splitlines()
     assert lines == ["['chess']", "['notes']", "[]"]
+
+
+CALCULATOR = """
+class Calculator:
+    def add(self, a: int, b: int) -> int:
+        \"\"\"Add two whole numbers.\"\"\"
+        return a + b
+"""
+
+
+def test_toolset_example(tmp_path):
+    project = tmp_path / "project"
+    skill(project, "calc", "toolsets: ['acme_tools.calc:Calculator']\n")
+    write_skill(tmp_path / "packages" / "acme_tools", CALCULATOR, {"__init__.py": "", "calc.py": CALCULATOR})
+    config_toml(tmp_path / "home", '[runtime]\ntrusted_toolsets = ["acme_tools.*"]\n')
+    pythonpath = os.pathsep.join([str(tmp_path / "packages"), *sys.path])
+    lines = run_example("toolset", project, tmp_path / "home", PYTHONPATH=pythonpath).stdout.splitlines()
+    assert lines[0] == "This skill's toolsets give these tools: toolset__calc__add."
+    assert lines[1:3] == ["{'a': {'type': 'integer'}, 'b': {'type': 'integer'}}", "5"]
+    assert json.loads(lines[3])["error"] == "tool.bad_call"
