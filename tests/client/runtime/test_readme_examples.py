@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import config_toml, write_skill
+from tests.client.runtime.conftest import config_toml, write_skill
+from tests.client.runtime.fake_llm import FakeChatServer, reply_calling, reply_saying
 
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
@@ -21,7 +22,7 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset"])
+@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset", "agent_loop"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
 
@@ -92,3 +93,17 @@ def test_toolset_example(tmp_path):
     assert lines[0] == "This skill's toolsets give these tools: toolset__calc__add."
     assert lines[1:3] == ["{'a': {'type': 'integer'}, 'b': {'type': 'integer'}}", "5"]
     assert json.loads(lines[3])["error"] == "tool.bad_call"
+
+
+def test_agent_loop_example(tmp_path):
+    project = tmp_path / "project"
+    skill(project, "intake", "next_skill: triage\n")
+    skill(project, "triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
+    skill(project, "fix-bug", body="Reproduce the bug first.")
+    script = [reply_calling("load_skill", name="intake"), reply_saying("Noted."),
+              reply_calling("skill_transition", skill="fix-bug", reason="a crash"), reply_saying("Reproduce it on /login.")]
+    with FakeChatServer(script) as llm:
+        lines = run_example("agent_loop", project, tmp_path / "home", OPENAI_BASE_URL=llm.base_url,
+                            OPENAI_API_KEY="sk-test").stdout.splitlines()
+    assert lines == ["Reproduce it on /login.", "intake -> triage -> fix-bug"]
+    assert len(llm.requests) == 4 and llm.headers[0]["Authorization"] == "Bearer sk-test"
