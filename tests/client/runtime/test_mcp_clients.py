@@ -174,7 +174,7 @@ def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts(tmp_path, h
         pid_file.unlink()
         reply = json.loads(call(skills, "mcp__tester__crash"))
         assert reply["error"] == "mcp.crashed" and "tester" in reply["message"]
-        assert not pid_alive(first)
+        wait_until(lambda: not pid_alive(first), what="the crashed server to be gone")  # its exit may trail its pipe closing
         assert call(skills, "mcp__tester__echo", text="alive") == "echo:alive"
         assert server_pid(pid_file) != first
 
