@@ -160,11 +160,11 @@ class SkillSet:
         """Enable or disable an installed skill in config.toml (``[skills.<key>] enabled``: what
         ``skillctl check`` reads); this SkillSet offers and routes accordingly from now on."""
         from skillctl.config import load_config, skill_enabled_set
-        from skillctl.tools import skill_named
+        from skillctl.errors import SkillctlError
 
         entry = self.entry(name) if isinstance(name, str) else None
         if entry is None:
-            skill_named(self, name)  # the error a tool gives for a name it does not know
+            raise SkillctlError(f"no skill named {name!r}", hint="`skillctl list` shows the installed skills.", code="tool.unknown_skill")
         skill_enabled_set(entry.key, enabled, self.config)
         if self.config is None:
             self.config = load_config()

@@ -196,9 +196,9 @@ def _read(path: Path) -> tuple[dict[str, dict], int]:
     return {e["path"]: e for e in data.get("entries", [])}, int(data.get("written_ns") or 0)
 
 
-def _unchanged(old: dict | None, scope: str, fp: list[int] | None, written_ns: int) -> bool:
+def _unchanged(old: dict, scope: str, fp: list[int], written_ns: int) -> bool:
     """Is the stored entry still right? Its fingerprint must match; a racy one its digest too."""
-    if old is None or old["fingerprint"] != fp or old["scope"] != scope:
+    if old["fingerprint"] != fp or old["scope"] != scope:
         return False
     if fp[0] < written_ns - RACY_WINDOW_NS:
         return True
@@ -232,7 +232,7 @@ def load_index(
     for scope, folder in located:
         fp = fingerprint(folder, registry)
         old = stored.get(str(folder))
-        if _unchanged(old, scope, fp, written_ns):
+        if old is not None and fp is not None and _unchanged(old, scope, fp, written_ns):
             entries.append(Entry.from_dict(old))
             racy_until = max(racy_until, fp[0] + RACY_WINDOW_NS)
         elif fp is not None and (entry := build_entry(scope, folder, fp)):

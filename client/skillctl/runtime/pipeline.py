@@ -28,8 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from skillctl.errors import SkillctlError
+
+if TYPE_CHECKING:
+    from skillctl.format.manifest import Manifest
 
 MAX_DEPTH = 5  # transitions per user message: a loop (A -> B -> A ...) ends here, a real pipeline fits
 TRANSITION_TOOL = "skill_transition"
@@ -67,13 +71,13 @@ class TransitionRefused(SkillctlError):
 
 
 # What a pipeline needs from its session, given as functions (no session import, easy to fake):
-Manifest = Callable[[str], object]  # name -> the skill's Manifest (next_skill, conditional_next_skills)
+ManifestOf = Callable[[str], "Manifest"]  # name -> the skill's manifest (next_skill, conditional_next_skills)
 Refusal = Callable[[str], tuple[str, str] | None]  # name -> (code, reason) when it may not become active
 Activate = Callable[[str], str]  # name -> its instructions; makes it the active skill
 
 
 class Pipeline:
-    def __init__(self, *, manifest: Manifest, refusal: Refusal, activate: Activate, reporter) -> None:
+    def __init__(self, *, manifest: ManifestOf, refusal: Refusal, activate: Activate, reporter) -> None:
         self._manifest = manifest
         self._refusal = refusal
         self._activate = activate

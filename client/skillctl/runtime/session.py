@@ -32,6 +32,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from skillctl import tools
 from skillctl.errors import SkillctlError
@@ -78,8 +79,8 @@ class Session:
         self.toolsets = Toolsets(trusted=trusted_patterns(skills.config), reporter=self.reporter)
         self.management = SkillManagement(skills, approve=approve, changed=self.enabling_changed) if manage else None
         self.closed = False
-        self._mcp = None  # McpClients, created by the first skill that has a server
-        self._router = None  # over the snapshot's offered skills; dropped when enabling changes
+        self._mcp: Any = None  # McpClients, created by the first skill that has a server
+        self._router: Any = None  # over the snapshot's offered skills; dropped when enabling changes
         self._lock = threading.Lock()
 
     # --- the conversation ---------------------------------------------------------------------
@@ -190,7 +191,7 @@ class Session:
         except (SkillctlError, *tools.BAD_CALL_ERRORS) as err:
             return tools.error_reply(err)
 
-    def load_skill(self, name: str) -> str:
+    def load_skill(self, name: Any) -> str:
         """The skill's instructions; it becomes the active skill; its MCP server, if it has one,
         is started and its tools named."""
         text = tools.load_skill(self.pinned, name)
