@@ -13,7 +13,8 @@ happens when its instructions are needed. Semantic routing is used when the ``se
 is installed (``semantic=False`` turns it off). Tools run in a session
 (:mod:`skillctl.runtime.session`, ``skills.session()``): it keeps the skills it started with
 until it ends, and a loaded skill's MCP server runs until ``close()`` (or the end of a
-``with SkillSet.discover() as skills:`` block). ``reload()`` re-reads the skill folders.
+``with SkillSet.discover() as skills:`` block). ``reload()`` re-reads the skill folders, and
+``watch()`` does it whenever they change (:mod:`skillctl.runtime.watch`).
 """
 
 from __future__ import annotations
