@@ -62,9 +62,20 @@ print(key)
 
 def start_gunicorn(env: dict[str, str], port: int, workers: int) -> subprocess.Popen:
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "skillyard.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--log-level", "warning"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "skillyard.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -116,8 +127,14 @@ def drive(url: str, *, clients: int, seconds: float, max_requests: int) -> dict:
         raise SystemExit(f"no request completed against {url}: {failures}")
     latencies.sort()
     quantiles = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [latencies[0]] * 99
-    return {"requests": len(latencies), "errors": errors[0], "failures": failures, "rps": len(latencies) / elapsed,
-            "p50_ms": quantiles[49] * 1000, "p99_ms": quantiles[98] * 1000}
+    return {
+        "requests": len(latencies),
+        "errors": errors[0],
+        "failures": failures,
+        "rps": len(latencies) / elapsed,
+        "p50_ms": quantiles[49] * 1000,
+        "p99_ms": quantiles[98] * 1000,
+    }
 
 
 def main() -> None:
@@ -130,9 +147,15 @@ def main() -> None:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="skillyard-bench-"))
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "skillyard.settings", "SKILLYARD_DATA_DIR": str(tmp),
-           "SKILLYARD_STATIC_ROOT": str(tmp / "static"), "SKILLYARD_STORAGE": "fs",
-           "SKILLYARD_THROTTLE_ANON": "100000000/min", "SKILLYARD_THROTTLE_USER": "100000000/min"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "skillyard.settings",
+        "SKILLYARD_DATA_DIR": str(tmp),
+        "SKILLYARD_STATIC_ROOT": str(tmp / "static"),
+        "SKILLYARD_STORAGE": "fs",
+        "SKILLYARD_THROTTLE_ANON": "100000000/min",
+        "SKILLYARD_THROTTLE_USER": "100000000/min",
+    }
     env.pop("DATABASE_URL", None)
     server = None
     try:
@@ -163,12 +186,18 @@ def main() -> None:
 
 def report(results: dict, args, archive_size: int) -> None:
     floor = results["static file (floor)"]
-    print(f"gunicorn --workers {args.workers} (sync), {args.clients} concurrent clients, {args.seconds:g} s per endpoint, "
-          f"SQLite, {args.skills} skills, archive {archive_size} bytes")
-    print(f"{'endpoint':<22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}{'floor/this req/s':>19}{'this/floor p99':>16}")
+    print(
+        f"gunicorn --workers {args.workers} (sync), {args.clients} concurrent clients, {args.seconds:g} s per endpoint, "
+        f"SQLite, {args.skills} skills, archive {archive_size} bytes"
+    )
+    print(
+        f"{'endpoint':<22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'errors':>8}{'floor/this req/s':>19}{'this/floor p99':>16}"
+    )
     for label, r in results.items():
-        print(f"{label:<22}{r['rps']:>10.0f}{r['p50_ms']:>10.1f}{r['p99_ms']:>10.1f}{r['errors']:>8}"
-              f"{floor['rps'] / r['rps']:>19.2f}{r['p99_ms'] / floor['p99_ms']:>16.2f}")
+        print(
+            f"{label:<22}{r['rps']:>10.0f}{r['p50_ms']:>10.1f}{r['p99_ms']:>10.1f}{r['errors']:>8}"
+            f"{floor['rps'] / r['rps']:>19.2f}{r['p99_ms'] / floor['p99_ms']:>16.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -83,14 +83,39 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "SKILLYARD_DATA_DIR": tmp, "SKILLYARD_CHECKS_ENABLED": "0",
-               "SKILLYARD_THROTTLE_ANON": "1000000/min", "DJANGO_SETTINGS_MODULE": "skillyard.settings"}
+        env = {
+            **os.environ,
+            "SKILLYARD_DATA_DIR": tmp,
+            "SKILLYARD_CHECKS_ENABLED": "0",
+            "SKILLYARD_THROTTLE_ANON": "1000000/min",
+            "DJANGO_SETTINGS_MODULE": "skillyard.settings",
+        }
         env.pop("DATABASE_URL", None)
-        published = subprocess.run([sys.executable, "-c", SEED, str(CORPUS), str(args.skills)], env=env, cwd=ROOT,
-                                   check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        published = (
+            subprocess.run(
+                [sys.executable, "-c", SEED, str(CORPUS), str(args.skills)],
+                env=env,
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         port = free_port()
-        server = subprocess.Popen([str(Path(sys.executable).parent / "uvicorn"), "skillyard.asgi:application",
-                                   "--port", str(port), "--log-level", "warning"], env=env, cwd=ROOT)
+        server = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "uvicorn"),
+                "skillyard.asgi:application",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+            cwd=ROOT,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             with httpx.Client(timeout=30) as client:
@@ -101,17 +126,25 @@ def main() -> None:
                     except httpx.HTTPError:
                         time.sleep(0.2)
                 name = client.get(f"{url}/api/v1/skills").json()["results"][0]["name"]
-                css = sum(len(client.get(f"{url}{p}").content) for p in ("/static/catalog/site.css", "/catalog/code.css"))
-                print(f"{published} corpus skills published; {args.requests} sequential requests each; css {css / 1024:.1f} KB")
+                css = sum(
+                    len(client.get(f"{url}{p}").content) for p in ("/static/catalog/site.css", "/catalog/code.css")
+                )
+                print(
+                    f"{published} corpus skills published; {args.requests} sequential requests each; css {css / 1024:.1f} KB"
+                )
                 print(f"{'what':28} {'page p50/p95 ms':>18} {'api p50/p95 ms':>16} {'p50 ratio':>10} {'page KB':>8}")
-                pairs = [("list", "/skills", "/api/v1/skills"),
-                         ("search 'rotate pdf pages'", "/skills?q=rotate+pdf+pages", "/api/v1/skills?q=pdf"),
-                         (f"skill page ({name})", f"/skills/{name}", f"/api/v1/skills/{name}")]
+                pairs = [
+                    ("list", "/skills", "/api/v1/skills"),
+                    ("search 'rotate pdf pages'", "/skills?q=rotate+pdf+pages", "/api/v1/skills?q=pdf"),
+                    (f"skill page ({name})", f"/skills/{name}", f"/api/v1/skills/{name}"),
+                ]
                 for label, page, api in pairs:
                     p50, p95, size = timed(client, url + page, args.requests)
                     a50, a95, _ = timed(client, url + api, args.requests)
-                    print(f"{label[:28]:28} {p50:8.1f}/{p95:<8.1f} {a50:7.1f}/{a95:<7.1f} {p50 / a50:9.2f}x "
-                          f"{(size + css) / 1024:7.1f}")
+                    print(
+                        f"{label[:28]:28} {p50:8.1f}/{p95:<8.1f} {a50:7.1f}/{a95:<7.1f} {p50 / a50:9.2f}x "
+                        f"{(size + css) / 1024:7.1f}"
+                    )
         finally:
             server.terminate()
             server.wait(10)

@@ -92,8 +92,13 @@ def timed(func) -> float:
 
 
 def skillctl_env(home: Path, url: str) -> dict[str, str]:
-    env = {**os.environ, "SKILLYARD_HOME": str(home), "SKILLYARD_REGISTRY": url, "NO_COLOR": "1",
-           "SKILLYARD_USER_SKILLS": str(home / "user-skills")}
+    env = {
+        **os.environ,
+        "SKILLYARD_HOME": str(home),
+        "SKILLYARD_REGISTRY": url,
+        "NO_COLOR": "1",
+        "SKILLYARD_USER_SKILLS": str(home / "user-skills"),
+    }
     env.pop("SKILLYARD_TOKEN", None)
     return env
 
@@ -120,8 +125,14 @@ def npx_available(work: Path) -> str | None:
     if not shutil.which("npx"):
         return "npx is not installed"
     try:
-        proc = subprocess.run(["npx", "--yes", "skills", "--help"], cwd=work, capture_output=True,
-                              text=True, timeout=NPX_TIMEOUT, env=npx_env())
+        proc = subprocess.run(
+            ["npx", "--yes", "skills", "--help"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=NPX_TIMEOUT,
+            env=npx_env(),
+        )
     except subprocess.TimeoutExpired:
         return f"`npx skills` did not start within {NPX_TIMEOUT}s (offline?)"
     if proc.returncode != 0:
@@ -172,10 +183,15 @@ def main() -> None:
 def report(results: dict[str, list[float]], count: int, why_not_npx: str | None, server: str) -> None:
     best = {k: min(v) for k, v in results.items() if v}
     med = {k: statistics.median(v) for k, v in results.items() if v}
-    print(f"install {count} skills from a local registry under {server} "
-          f"(best / median of {len(results['floor'])} runs)")
-    labels = {"floor": "floor: plain Python download + unzip", "cold": "skillctl install (cold cache)",
-              "cached": "skillctl install --frozen (cached)", "npx": "npx skills add (from disk)"}
+    print(
+        f"install {count} skills from a local registry under {server} (best / median of {len(results['floor'])} runs)"
+    )
+    labels = {
+        "floor": "floor: plain Python download + unzip",
+        "cold": "skillctl install (cold cache)",
+        "cached": "skillctl install --frozen (cached)",
+        "npx": "npx skills add (from disk)",
+    }
     for key, label in labels.items():
         if key in best:
             print(f"  {label:40} {best[key]:7.2f} s  {med[key]:7.2f} s")

@@ -42,33 +42,64 @@ NO_SKILL_DEV = Path(__file__).resolve().parent / "data" / "no_skill_dev.txt"
 # this bench from tools.jsonl only, never from the test files), both expected in the top 3.
 MULTI_DEV = Path(__file__).resolve().parent / "data" / "multi_dev.jsonl"
 NO_THRESHOLD = dict(
-    threshold=float("-inf"), semantic_threshold=float("-inf"), no_skill_threshold=float("-inf"), semantic_floor=float("-inf")
+    threshold=float("-inf"),
+    semantic_threshold=float("-inf"),
+    no_skill_threshold=float("-inf"),
+    semantic_floor=float("-inf"),
 )
 # Dev negatives: hand-written generic messages that need no tool (written for this bench, not
 # taken from MetaTool; disjoint from the shipped routing/data/no-skill.txt).
 DEV_GENERIC = [
-    "hi, how are you today?", "thanks, that's all for now", "good morning!", "can you tell me a joke?",
-    "what does the word 'ephemeral' mean?", "explain the difference between a virus and a bacterium",
-    "why is the sky blue?", "who wrote Pride and Prejudice?", "summarize the plot of Hamlet in two sentences",
-    "what is the capital of Australia?", "how do I reverse a list in Python?", "what is 17 times 23?",
-    "give me three tips for writing a good cover letter", "explain photosynthesis to a ten year old",
-    "what's the difference between affect and effect?", "rewrite this sentence to sound more formal: we gotta fix this asap",
-    "what are the main causes of the French Revolution?", "how does a hash table work?",
-    "can you proofread this paragraph for grammar?", "what is the meaning of life?",
-    "write a short poem about autumn leaves", "how many legs does a spider have?",
-    "explain what inflation is in simple terms", "what is the Pythagorean theorem?",
-    "suggest a name for my pet goldfish", "is it better to study in the morning or at night?",
-    "what is the boiling point of water at sea level?", "describe the water cycle",
-    "what are some good habits for staying productive?", "translate 'thank you' into Spanish",
-    "how do you say hello in Japanese?", "what's a synonym for happy?",
-    "why do cats purr?", "explain recursion with an example", "who painted the Mona Lisa?",
-    "what is the difference between weather and climate?", "give me a motivational quote",
-    "how can I be more confident when speaking in public?", "what year did World War II end?",
-    "explain the theory of relativity briefly", "what is a prime number?", "ok, sounds good",
-    "can you explain how vaccines work?", "what should I consider when choosing a career?",
-    "list the planets of the solar system", "what is the plural of cactus?",
-    "help me brainstorm ideas for a birthday message to my mom", "what is machine learning?",
-    "how do I politely decline a meeting invitation?", "what is the largest ocean on earth?",
+    "hi, how are you today?",
+    "thanks, that's all for now",
+    "good morning!",
+    "can you tell me a joke?",
+    "what does the word 'ephemeral' mean?",
+    "explain the difference between a virus and a bacterium",
+    "why is the sky blue?",
+    "who wrote Pride and Prejudice?",
+    "summarize the plot of Hamlet in two sentences",
+    "what is the capital of Australia?",
+    "how do I reverse a list in Python?",
+    "what is 17 times 23?",
+    "give me three tips for writing a good cover letter",
+    "explain photosynthesis to a ten year old",
+    "what's the difference between affect and effect?",
+    "rewrite this sentence to sound more formal: we gotta fix this asap",
+    "what are the main causes of the French Revolution?",
+    "how does a hash table work?",
+    "can you proofread this paragraph for grammar?",
+    "what is the meaning of life?",
+    "write a short poem about autumn leaves",
+    "how many legs does a spider have?",
+    "explain what inflation is in simple terms",
+    "what is the Pythagorean theorem?",
+    "suggest a name for my pet goldfish",
+    "is it better to study in the morning or at night?",
+    "what is the boiling point of water at sea level?",
+    "describe the water cycle",
+    "what are some good habits for staying productive?",
+    "translate 'thank you' into Spanish",
+    "how do you say hello in Japanese?",
+    "what's a synonym for happy?",
+    "why do cats purr?",
+    "explain recursion with an example",
+    "who painted the Mona Lisa?",
+    "what is the difference between weather and climate?",
+    "give me a motivational quote",
+    "how can I be more confident when speaking in public?",
+    "what year did World War II end?",
+    "explain the theory of relativity briefly",
+    "what is a prime number?",
+    "ok, sounds good",
+    "can you explain how vaccines work?",
+    "what should I consider when choosing a career?",
+    "list the planets of the solar system",
+    "what is the plural of cactus?",
+    "help me brainstorm ideas for a birthday message to my mom",
+    "what is machine learning?",
+    "how do I politely decline a meeting invitation?",
+    "what is the largest ocean on earth?",
 ]
 
 
@@ -175,13 +206,20 @@ def evaluate_dev(tools: list[dict], expansion: dict[str, list[str]], vectors: Ve
     bench = Bench(build_manifests(tools, build), vectors, weights)
     names = tuple(sorted(build))
     rng = random.Random(5)
-    withheld = {r["query"]: tuple(sorted(rng.sample([n for n in names if n not in r["expected_tools"]], 10))) for r in held}
+    withheld = {
+        r["query"]: tuple(sorted(rng.sample([n for n in names if n not in r["expected_tools"]], 10))) for r in held
+    }
     # multi analogue: two held-out queries of different tools joined into one message
     pick = random.Random(7)
     multi = []
     for r in held:
         other = pick.choice([h for h in held if h["expected_tools"] != r["expected_tools"]])
-        multi.append({"query": f"{r['query'].rstrip()} {other['query']}", "expected_tools": r["expected_tools"] + other["expected_tools"]})
+        multi.append(
+            {
+                "query": f"{r['query'].rstrip()} {other['query']}",
+                "expected_tools": r["expected_tools"] + other["expected_tools"],
+            }
+        )
     multi = multi[::2]
     lines = NO_SKILL_DEV.read_text("utf-8").splitlines()
     no_skill_dev = [{"query": q.strip()} for q in lines if q.strip() and not q.startswith("#")]
@@ -217,7 +255,10 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep MiniLM vectors of the texts in this .npz between runs")
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="override a Weights field")
     args = parser.parse_args()
-    weights = replace(DEFAULT_WEIGHTS, **{k: type(getattr(DEFAULT_WEIGHTS, k))(float(v)) for k, v in (kv.split("=", 1) for kv in args.set)})
+    weights = replace(
+        DEFAULT_WEIGHTS,
+        **{k: type(getattr(DEFAULT_WEIGHTS, k))(float(v)) for k, v in (kv.split("=", 1) for kv in args.set)},
+    )
     tools = read_jsonl(args.data / "tools.jsonl")
     expansion: dict[str, list[str]] = defaultdict(list)
     for row in read_jsonl(args.data / "expansion.jsonl"):

@@ -50,7 +50,9 @@ class Score:
 
     def add(self, row: dict, routed: list[str]) -> None:
         if row["kind"] == "single":
-            self.single.append((bool(routed) and routed[0] in row["skills"], bool(set(routed[:3]) & set(row["skills"]))))
+            self.single.append(
+                (bool(routed) and routed[0] in row["skills"], bool(set(routed[:3]) & set(row["skills"])))
+            )
         elif row["kind"] == "none":
             self.none.append(not routed)
         else:
@@ -63,8 +65,10 @@ class Score:
         top1 = mean([a for a, _ in self.single])
         top3 = mean([b for _, b in self.single])
         n = len(self.single) + len(self.none) + len(self.multi)
-        return (f"top-1 {top1:.3f}  top-3 {top3:.3f}  no-skill {mean(self.none):.3f}  "
-                f"multi top-3 recall {mean(self.multi):.3f}  ({1000 * self.seconds / max(n, 1):.1f} ms/request)")
+        return (
+            f"top-1 {top1:.3f}  top-3 {top3:.3f}  no-skill {mean(self.none):.3f}  "
+            f"multi top-3 recall {mean(self.multi):.3f}  ({1000 * self.seconds / max(n, 1):.1f} ms/request)"
+        )
 
 
 def install(skills_root: Path) -> Path:

@@ -25,12 +25,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "client"))
 CORPUS = ROOT.parent / "shared" / "corpus" / "skills"
 QUERIES = [
-    "deploy the api to kubernetes staging", "convert this pdf to markdown", "review my pull request",
-    "write unit tests for the parser", "summarise this research paper", "hi, how are you today?",
-    "make a slack gif of a dancing cat", "query the postgres database for last week's orders",
-    "set up a github actions workflow", "translate the readme into french", "what's the weather",
-    "analyse single cell rna-seq data", "build an mcp server in typescript", "thanks, that's all",
-    "design a landing page with tailwind", "find security bugs in this solidity contract",
+    "deploy the api to kubernetes staging",
+    "convert this pdf to markdown",
+    "review my pull request",
+    "write unit tests for the parser",
+    "summarise this research paper",
+    "hi, how are you today?",
+    "make a slack gif of a dancing cat",
+    "query the postgres database for last week's orders",
+    "set up a github actions workflow",
+    "translate the readme into french",
+    "what's the weather",
+    "analyse single cell rna-seq data",
+    "build an mcp server in typescript",
+    "thanks, that's all",
+    "design a landing page with tailwind",
+    "find security bugs in this solidity contract",
 ]
 
 
@@ -67,7 +77,9 @@ def fresh(cmd: list[str], env: dict, runs: int = 15, stdin: str | None = None) -
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            cmd, env=env, input=stdin, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 
@@ -84,15 +96,21 @@ def hook_runs(skillctl: list[str], skills_dir: Path, env: dict, base: float) -> 
     modes = [("lexical", "0")] + ([("semantic", "1")] if env.get("SKILLYARD_SEMANTIC") != "0" else [])
     for mode, flag in modes:
         mode_env = {**env, "SKILLYARD_SEMANTIC": flag, "SKILLYARD_HOOK_HELPER": "0"}
-        subprocess.run([*skillctl, "hook", "claude"], env=mode_env, input=event, text=True, capture_output=True, check=True)
+        subprocess.run(
+            [*skillctl, "hook", "claude"], env=mode_env, input=event, text=True, capture_output=True, check=True
+        )
         took = fresh([*skillctl, "hook", "claude"], mode_env, runs=7, stdin=event)
         print(f"fresh process: `skillctl hook claude` ({mode}, no helper) {took:6.1f} ms (ratio {took / base:.1f}x)")
         warm_env = {**mode_env, "SKILLYARD_HOOK_HELPER": "1", "SKILLYARD_HOOK_IDLE_SECONDS": "10"}
-        subprocess.run([*skillctl, "hook", "claude"], env=warm_env, input=event, text=True, capture_output=True, check=True)
+        subprocess.run(
+            [*skillctl, "hook", "claude"], env=warm_env, input=event, text=True, capture_output=True, check=True
+        )
         time.sleep(3)  # the helper the first hook started loads the model
         took = fresh([*skillctl, "hook", "claude"], warm_env, runs=15, stdin=event)
-        print(f"fresh process: `skillctl hook claude` ({mode}, warm helper) {took:6.1f} ms "
-              f"(ratio {took / base:.1f}x; target p50 < 200 ms with semantic)")
+        print(
+            f"fresh process: `skillctl hook claude` ({mode}, warm helper) {took:6.1f} ms "
+            f"(ratio {took / base:.1f}x; target p50 < 200 ms with semantic)"
+        )
 
 
 def main() -> None:
@@ -127,8 +145,10 @@ def main() -> None:
         subprocess.run(route, env=env, capture_output=True, check=True)  # the index is warm
         base = fresh([sys.executable, "-c", "pass"], env)
         cli = fresh(route, env)
-        print(f"fresh process: `python -c pass` {base:6.1f} ms; `skillctl route` (lexical) {cli:6.1f} ms"
-              f" (target <= 300 ms; ratio {cli / base:.1f}x)")
+        print(
+            f"fresh process: `python -c pass` {base:6.1f} ms; `skillctl route` (lexical) {cli:6.1f} ms"
+            f" (target <= 300 ms; ratio {cli / base:.1f}x)"
+        )
         if not semantic.available():
             env["SKILLYARD_SEMANTIC"] = "0"
         hook_runs(skillctl, skills_dir, env, base)

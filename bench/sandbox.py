@@ -71,9 +71,7 @@ def main() -> None:
         print("docker backend            skipped (no daemon answers)")
     if BwrapBackend().available():
         bwrap = median_seconds(backend_run("bwrap"), n)
-        print(
-            f"bwrap backend             {bwrap * 1000:8.1f} ms  ratio vs host {bwrap / host:.2f}x"
-        )
+        print(f"bwrap backend             {bwrap * 1000:8.1f} ms  ratio vs host {bwrap / host:.2f}x")
     else:
         print("bwrap backend             skipped (bubblewrap unavailable)")
     shutil.rmtree(skill.parent, ignore_errors=True)

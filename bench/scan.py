@@ -33,8 +33,10 @@ def main() -> None:
     start = time.perf_counter()
     verdicts = collections.Counter(scan_folder(folder).verdict for folder in folders)
     scanning = time.perf_counter() - start
-    print(f"{len(folders)} corpus skills: validate {validate:.1f} s, scan {scanning:.1f} s "
-          f"(ratio {scanning / validate:.2f}x; target <= 2x)")
+    print(
+        f"{len(folders)} corpus skills: validate {validate:.1f} s, scan {scanning:.1f} s "
+        f"(ratio {scanning / validate:.2f}x; target <= 2x)"
+    )
     print("verdicts:", ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
 
 

@@ -23,9 +23,7 @@ DEFAULT_CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", ROOT.parent / "shared" 
 
 
 def skill_folders(corpus: Path) -> list[Path]:
-    return sorted(
-        Path(d) for d, _dirs, files in os.walk(corpus) if any(f.lower() == "skill.md" for f in files)
-    )
+    return sorted(Path(d) for d, _dirs, files in os.walk(corpus) if any(f.lower() == "skill.md" for f in files))
 
 
 def time_ours(folders: list[Path]) -> tuple[float, int]:

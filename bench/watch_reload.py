@@ -45,8 +45,10 @@ def summary(label: str, times: list[float]) -> None:
     times = sorted(times)
     p95 = times[max(0, int(len(times) * 0.95) - 1)]
     ok = "met" if times[-1] <= TARGET_S else "NOT MET"
-    print(f"{label:<22} p50 {statistics.median(times) * 1000:6.0f} ms  p95 {p95 * 1000:6.0f} ms  "
-          f"max {times[-1] * 1000:6.0f} ms  (target <= {TARGET_S:g} s: {ok})")
+    print(
+        f"{label:<22} p50 {statistics.median(times) * 1000:6.0f} ms  p95 {p95 * 1000:6.0f} ms  "
+        f"max {times[-1] * 1000:6.0f} ms  (target <= {TARGET_S:g} s: {ok})"
+    )
 
 
 def main() -> None:
@@ -81,9 +83,11 @@ def main() -> None:
     print(f"{count} skills, {args.rounds} rounds, debounce {watcher.debounce_ms} ms")
     summary("edit -> routed", edits)
     summary("new skill -> routed", adds)
-    print(f"reload() with nothing changed: p50 {statistics.median(reloads) * 1000:.1f} ms; "
-          f"a SkillSet from its warm index: p50 {statistics.median(loads) * 1000:.1f} ms; "
-          f"ratio {statistics.median(reloads) / statistics.median(loads):.2f}x")
+    print(
+        f"reload() with nothing changed: p50 {statistics.median(reloads) * 1000:.1f} ms; "
+        f"a SkillSet from its warm index: p50 {statistics.median(loads) * 1000:.1f} ms; "
+        f"ratio {statistics.median(reloads) / statistics.median(loads):.2f}x"
+    )
 
 
 def _timed(fn) -> float:

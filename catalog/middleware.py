@@ -4,8 +4,10 @@ from __future__ import annotations
 
 # Scripts and styles only from our own static files; images may be data: (badges) or https
 # (a README's image); no plugins, no framing, forms post only here.
-POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
-          "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
 
 
 class ContentSecurityPolicy:

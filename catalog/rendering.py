@@ -17,13 +17,57 @@ from pygments.util import ClassNotFound
 MAX_HIGHLIGHT_BYTES = 256 * 1024  # beyond this a file is shown plain: Pygments is slow on megabytes
 _FORMATTER = HtmlFormatter(nowrap=True)
 ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span",
-    "strong", "sub", "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "dd",
+    "del",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "kbd",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "summary",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
 }
 ALLOWED_ATTRIBUTES = {
-    "a": {"href", "title"}, "img": {"src", "alt", "title"}, "span": {"class"}, "code": {"class"},
-    "div": {"class"}, "pre": {"class"}, "th": {"align"}, "td": {"align"}, "ol": {"start"},
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title"},
+    "span": {"class"},
+    "code": {"class"},
+    "div": {"class"},
+    "pre": {"class"},
+    "th": {"align"},
+    "td": {"align"},
+    "ol": {"start"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 
@@ -33,6 +77,7 @@ def _fence(md: MarkdownIt):  # noqa: ANN202
         token = tokens[idx]
         language = (token.info or "").strip().split(" ")[0]
         return f'<pre class="code"><code>{highlight_code(token.content, language=language)}</code></pre>\n'
+
     return render
 
 
@@ -52,8 +97,14 @@ def highlight_code(text: str, *, language: str = "", filename: str = "") -> str:
 
 
 def sanitize(html: str) -> str:
-    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
-                     link_rel="nofollow noopener noreferrer", strip_comments=True)
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel="nofollow noopener noreferrer",
+        strip_comments=True,
+    )
 
 
 def render_markdown(text: str) -> str:
@@ -67,5 +118,9 @@ def render_file(text: str, filename: str) -> str:
 
 
 def pygments_css() -> str:
-    return HtmlFormatter(style="default").get_style_defs(".code") + "\n@media (prefers-color-scheme: dark) {\n" + \
-        HtmlFormatter(style="monokai").get_style_defs(".code") + "\n}\n"
+    return (
+        HtmlFormatter(style="default").get_style_defs(".code")
+        + "\n@media (prefers-color-scheme: dark) {\n"
+        + HtmlFormatter(style="monokai").get_style_defs(".code")
+        + "\n}\n"
+    )

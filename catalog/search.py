@@ -29,8 +29,12 @@ def _index(skills: list, manifests: dict[int, dict | None]) -> ScoringIndex:
             return _INDEXES[key]
     routing = []
     for skill in skills:
-        offline = build_offline(name=skill.name, description=skill.description, category=skill.category,
-                                trigger_keywords=list(skill.tags or []))
+        offline = build_offline(
+            name=skill.name,
+            description=skill.description,
+            category=skill.category,
+            trigger_keywords=list(skill.tags or []),
+        )
         data = manifests.get(skill.id)
         routing.append(merge_registry(offline, data) if data else offline)
     index = ScoringIndex(routing)

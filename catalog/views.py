@@ -35,11 +35,15 @@ def _actor(request) -> Actor:
 
 def home(request):
     skills = Skill.objects.visible_to(request.user, None).select_related("owner")
-    return render(request, "catalog/home.html", {
-        "count": skills.count(),
-        "recent": skills.order_by("-updated_at")[:8],
-        "popular": skills.order_by("-downloads", "name")[:8],
-    })
+    return render(
+        request,
+        "catalog/home.html",
+        {
+            "count": skills.count(),
+            "recent": skills.order_by("-updated_at")[:8],
+            "popular": skills.order_by("-downloads", "name")[:8],
+        },
+    )
 
 
 def browse(request):
@@ -57,21 +61,37 @@ def browse(request):
         results = skills.order_by(*SORTS.get(sort, SORTS["downloads"]))
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page.object_list])
-    return render(request, "catalog/browse.html", {
-        "page": page, "q": q, "category": category, "owner": owner, "sort": sort, "latest": latest,
-        "sorts": ["relevance", *SORTS] if q else list(SORTS),
-    })
+    return render(
+        request,
+        "catalog/browse.html",
+        {
+            "page": page,
+            "q": q,
+            "category": category,
+            "owner": owner,
+            "sort": sort,
+            "latest": latest,
+            "sorts": ["relevance", *SORTS] if q else list(SORTS),
+        },
+    )
 
 
 def _sort_key(skill, sort: str):  # noqa: ANN001, ANN202
-    return {"downloads": (-skill.downloads, skill.name), "updated": (-skill.updated_at.timestamp(), skill.name),
-            "name": (skill.name,)}[sort]
+    return {
+        "downloads": (-skill.downloads, skill.name),
+        "updated": (-skill.updated_at.timestamp(), skill.name),
+        "name": (skill.name,),
+    }[sort]
 
 
 def _manifests(skills: list) -> dict[int, dict | None]:
     """Each skill's default version's routing manifest (two narrow queries)."""
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
-    rows = SkillVersion.objects.live().filter(skill_id__in=list(latest)).values_list("skill_id", "version", "routing_manifest")
+    rows = (
+        SkillVersion.objects.live()
+        .filter(skill_id__in=list(latest))
+        .values_list("skill_id", "version", "routing_manifest")
+    )
     return {sid: manifest for sid, version, manifest in rows if latest.get(sid) == version}
 
 
@@ -91,19 +111,26 @@ def version_page(request, name: str, version: str):
     found = sv.skill
     versions = selectors.skill_versions(skill=found)
     manifest = sv.manifest or {}
-    return render(request, "catalog/skill.html", {
-        "skill": found, "sv": sv, "versions": versions, "manifest": manifest,
-        "body_html": rendering.render_markdown(sv.body or ""),
-        "requires": manifest.get("requires") or {},
-        "checks": selectors.skill_version_checks(version=sv),
-        "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),
-        "install": f"skillctl install {found.name}",
-        "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
-        "install_registry": f"SKILLYARD_REGISTRY={request.scheme}://{request.get_host()} skillctl install {found.name}",
-        "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
-        "can_manage": _role_at_least(request.user, found.owner, "admin"),
-        "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
-    })
+    return render(
+        request,
+        "catalog/skill.html",
+        {
+            "skill": found,
+            "sv": sv,
+            "versions": versions,
+            "manifest": manifest,
+            "body_html": rendering.render_markdown(sv.body or ""),
+            "requires": manifest.get("requires") or {},
+            "checks": selectors.skill_version_checks(version=sv),
+            "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),
+            "install": f"skillctl install {found.name}",
+            "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
+            "install_registry": f"SKILLYARD_REGISTRY={request.scheme}://{request.get_host()} skillctl install {found.name}",
+            "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
+            "can_manage": _role_at_least(request.user, found.owner, "admin"),
+            "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
+        },
+    )
 
 
 @login_required
@@ -117,10 +144,13 @@ def manage_version(request, name: str, version: str):
         elif action == "unyank":
             services.skill_version_unyank(actor=actor, name=name, version=version)
         elif action == "deprecate":
-            services.skill_version_deprecate(actor=actor, name=name, version=version,
-                                             message=request.POST.get("message", ""))
+            services.skill_version_deprecate(
+                actor=actor, name=name, version=version, message=request.POST.get("message", "")
+            )
         elif action == "tag":
-            services.skill_dist_tag_set(actor=actor, name=name, tag=request.POST.get("tag", "").strip(), version=version)
+            services.skill_dist_tag_set(
+                actor=actor, name=name, tag=request.POST.get("tag", "").strip(), version=version
+            )
         else:
             raise Http404("no such action")
     except RegistryError as exc:
@@ -139,8 +169,12 @@ def manage_members(request, owner: str):
         if request.POST.get("remove"):
             services.org_member_remove(actor=actor, org=org, username=request.POST["remove"])
         else:
-            services.org_member_set(actor=actor, org=org, username=request.POST.get("username", "").strip(),
-                                    role=request.POST.get("role", "reader"))
+            services.org_member_set(
+                actor=actor,
+                org=org,
+                username=request.POST.get("username", "").strip(),
+                role=request.POST.get("role", "reader"),
+            )
     except RegistryError as exc:
         return render(request, "catalog/problem.html", {"problem": f"{exc.code}: {exc.message}"}, status=exc.status)
     return redirect("catalog:owner", owner=owner)
@@ -152,17 +186,25 @@ def file_view(request, name: str, version: str, path: str):
     if entry is None:
         raise Http404("no such file")
     text = None
-    if entry["size"] <= MAX_FILE_VIEW_BYTES and selectors.skill_version_download_allowed(actor=_actor(request), version=sv):
+    if entry["size"] <= MAX_FILE_VIEW_BYTES and selectors.skill_version_download_allowed(
+        actor=_actor(request), version=sv
+    ):
         data = _read_member(sv, path)
         if data is not None and b"\0" not in data[:8192]:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = None
-    return render(request, "catalog/file.html", {
-        "skill": sv.skill, "sv": sv, "entry": entry,
-        "code_html": rendering.render_file(text, PurePosixPath(path).name) if text is not None else None,
-    })
+    return render(
+        request,
+        "catalog/file.html",
+        {
+            "skill": sv.skill,
+            "sv": sv,
+            "entry": entry,
+            "code_html": rendering.render_file(text, PurePosixPath(path).name) if text is not None else None,
+        },
+    )
 
 
 def _read_member(sv: SkillVersion, path: str) -> bytes | None:
@@ -189,8 +231,17 @@ def owner_page(request, owner: str):
     skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
     members = selectors.owner_members_visible(actor=_actor(request), owner=found)
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
-    return render(request, "catalog/owner.html", {"owner": found, "skills": skills, "members": members, "latest": latest,
-                                                  "can_manage": found.kind == "org" and _role_at_least(request.user, found, "admin")})
+    return render(
+        request,
+        "catalog/owner.html",
+        {
+            "owner": found,
+            "skills": skills,
+            "members": members,
+            "latest": latest,
+            "can_manage": found.kind == "org" and _role_at_least(request.user, found, "admin"),
+        },
+    )
 
 
 def _role_at_least(user, owner, role: str) -> bool:  # noqa: ANN001
@@ -209,11 +260,21 @@ def badge(request, name: str):
     verdict = found.scan_verdict
     right = f"v{latest} | {verdict or 'scan pending'}"
     left_width, right_width = 62, 8 + 7 * len(right)
-    svg = render(request, "catalog/badge.svg", {
-        "left": "skillyard", "right": right, "color": BADGE_COLORS.get(verdict, "#6b6b6b"),
-        "lw": left_width, "rw": right_width, "width": left_width + right_width,
-        "lx": left_width // 2, "rx": left_width + right_width // 2,
-    }, content_type="image/svg+xml")
+    svg = render(
+        request,
+        "catalog/badge.svg",
+        {
+            "left": "skillyard",
+            "right": right,
+            "color": BADGE_COLORS.get(verdict, "#6b6b6b"),
+            "lw": left_width,
+            "rw": right_width,
+            "width": left_width + right_width,
+            "lx": left_width // 2,
+            "rx": left_width + right_width // 2,
+        },
+        content_type="image/svg+xml",
+    )
     svg["Cache-Control"] = "public, max-age=300" if not found.is_private else "private, no-cache"
     return svg
 
@@ -230,14 +291,22 @@ def publish(request):
             name = _archive_name(upload)
             try:
                 result = services.skill_version_publish(
-                    actor=_actor(request), name=name or "?", archive=upload,
-                    owner=request.POST.get("owner") or None, visibility=request.POST.get("visibility") or None)
+                    actor=_actor(request),
+                    name=name or "?",
+                    archive=upload,
+                    owner=request.POST.get("owner") or None,
+                    visibility=request.POST.get("visibility") or None,
+                )
                 return redirect("catalog:version", name=result.version.skill.name, version=result.version.version)
             except RegistryError as exc:
                 problem, errors = f"{exc.code}: {exc.message}", exc.errors
     owners = [m.owner for m in selectors.user_memberships(user=request.user)]
-    return render(request, "catalog/publish.html", {"problem": problem, "errors": errors, "owners": owners},
-                  status=422 if problem else 200)
+    return render(
+        request,
+        "catalog/publish.html",
+        {"problem": problem, "errors": errors, "owners": owners},
+        status=422 if problem else 200,
+    )
 
 
 def _archive_name(upload) -> str | None:  # noqa: ANN001
@@ -263,15 +332,24 @@ def tokens(request):
             else:
                 owner = request.POST.get("owner") or None
                 _, secret = services.token_create(
-                    actor=actor, scope=request.POST.get("scope", "read"), name=request.POST.get("name", "")[:100],
-                    owner=selectors.owner_get(name=owner) if owner else None)
+                    actor=actor,
+                    scope=request.POST.get("scope", "read"),
+                    name=request.POST.get("name", "")[:100],
+                    owner=selectors.owner_get(name=owner) if owner else None,
+                )
         except (RegistryError, ValueError) as exc:
             problem = str(exc)
     owners = [m.owner for m in selectors.user_memberships(user=request.user)]
-    return render(request, "catalog/tokens.html", {
-        "tokens": selectors.token_list_visible(actor=actor).filter(revoked_at__isnull=True),
-        "secret": secret, "problem": problem, "owners": owners,
-    })
+    return render(
+        request,
+        "catalog/tokens.html",
+        {
+            "tokens": selectors.token_list_visible(actor=actor).filter(revoked_at__isnull=True),
+            "secret": secret,
+            "problem": problem,
+            "owners": owners,
+        },
+    )
 
 
 def pygments_css(request):

@@ -56,9 +56,26 @@ class SkillVersionAdmin(NoDelete):
     list_display = ["skill", "version", "status", "yanked", "size", "published_at", "downloads"]
     list_filter = ["status", "yanked"]
     search_fields = ["skill__name", "version", "sha256"]
-    readonly_fields = ["skill", "version", "sha256", "size", "archive_key", "archive_kind", "manifest", "body",
-                       "files", "warnings", "status", "yanked", "yanked_reason", "deprecated", "downloads",
-                       "published_by", "published_at", "deleted_at"]
+    readonly_fields = [
+        "skill",
+        "version",
+        "sha256",
+        "size",
+        "archive_key",
+        "archive_kind",
+        "manifest",
+        "body",
+        "files",
+        "warnings",
+        "status",
+        "yanked",
+        "yanked_reason",
+        "deprecated",
+        "downloads",
+        "published_by",
+        "published_at",
+        "deleted_at",
+    ]
 
 
 @admin.register(DistTag)

@@ -35,14 +35,14 @@ def version_files(sv: SkillVersion) -> dict[str, bytes]:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
                 if not info.is_dir() and info.filename.startswith(prefix):
-                    files[info.filename[len(prefix):]] = archive.read(info)
+                    files[info.filename[len(prefix) :]] = archive.read(info)
     else:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
             for member in archive.getmembers():
                 name = member.name.removeprefix("./")
                 if member.isfile() and name.startswith(prefix):
                     handle = archive.extractfile(member)
-                    files[name[len(prefix):]] = handle.read() if handle else b""
+                    files[name[len(prefix) :]] = handle.read() if handle else b""
     return files
 
 

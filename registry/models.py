@@ -141,9 +141,7 @@ class SkillVersion(models.Model):
     yanked_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
     deprecated = models.CharField(max_length=MAX_REASON_CHARS, blank=True)  # the message; empty = not deprecated
     downloads = models.BigIntegerField(default=0)
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     published_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
     # Copies of the publish checks' outcomes (VersionCheck holds the details): read on every
@@ -156,9 +154,7 @@ class SkillVersion(models.Model):
     objects = SkillVersionQuerySet.as_manager()
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["skill", "version"], name="skill_version_unique")
-        ]
+        constraints = [models.UniqueConstraint(fields=["skill", "version"], name="skill_version_unique")]
 
     def __str__(self) -> str:
         return f"{self.skill.name}@{self.version}"
@@ -227,9 +223,7 @@ class Token(models.Model):
 
 class AuditEvent(models.Model):
     action = models.CharField(max_length=40)  # "version.publish", "token.create", ...
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     token_prefix = models.CharField(max_length=16, blank=True)
     owner = models.CharField(max_length=64, blank=True)
     skill = models.CharField(max_length=64, blank=True)
@@ -241,4 +235,6 @@ class AuditEvent(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.skill}{'@' + self.version if self.version else ''}"
+        return (
+            f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.skill}{'@' + self.version if self.version else ''}"
+        )

@@ -64,10 +64,7 @@ def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
         by_skill.setdefault(skill_id, []).append({"version": version, "yanked": yanked})
         if tagged_latest:
             tags[skill_id] = {"latest": version}
-    return {
-        skill_id: default_version(by_skill.get(skill_id, []), tags.get(skill_id, {}))
-        for skill_id in skill_ids
-    }
+    return {skill_id: default_version(by_skill.get(skill_id, []), tags.get(skill_id, {})) for skill_id in skill_ids}
 
 
 def default_version(rows: list[dict], dist_tags: dict[str, str]) -> str | None:
@@ -109,8 +106,10 @@ def skill_version_get_visible(*, actor: Actor, name: str, version: str) -> Skill
     """One query on the way that succeeds; a miss asks again only to tell skill from version 404."""
     visible = Skill.objects.visible_to(actor.user, actor.token).filter(name=name)
     try:
-        return SkillVersion.objects.live().select_related("skill__owner", "published_by").get(
-            skill__in=visible, version=version
+        return (
+            SkillVersion.objects.live()
+            .select_related("skill__owner", "published_by")
+            .get(skill__in=visible, version=version)
         )
     except SkillVersion.DoesNotExist:
         skill_get_visible(actor=actor, name=name)
@@ -176,8 +175,12 @@ def wellknown_index(*, actor: Actor) -> list[tuple[Skill, SkillVersion]]:
     """Each visible skill with its default version, for the .well-known indexes."""
     skills = Skill.objects.visible_to(actor.user, actor.token).select_related("owner").order_by("name")
     by_skill: dict[int, list[SkillVersion]] = {}
-    for sv in SkillVersion.objects.live().filter(skill__in=skills).exclude(scan_verdict="malicious").defer(
-        "body", "manifest", "warnings"):
+    for sv in (
+        SkillVersion.objects.live()
+        .filter(skill__in=skills)
+        .exclude(scan_verdict="malicious")
+        .defer("body", "manifest", "warnings")
+    ):
         by_skill.setdefault(sv.skill_id, []).append(sv)
     defaults = skill_latest_versions(skill_ids=[skill.id for skill in skills])
     entries = []

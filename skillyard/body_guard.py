@@ -35,10 +35,14 @@ class BodyGuard:
         limit = settings.SKILLYARD_MAX_UPLOAD_BYTES + settings.SKILLYARD_UPLOAD_OVERHEAD_BYTES
         declared = _int(headers.get("content-length"))
         if declared is not None and declared > limit:
-            return await _problem(send, 413, "archive.too_large", f"The upload is {declared} bytes; the limit is {limit}.")
+            return await _problem(
+                send, 413, "archive.too_large", f"The upload is {declared} bytes; the limit is {limit}."
+            )
         if scope["method"] == "POST" and PUBLISH_PATH.match(scope["path"]):
-            meta = {"REMOTE_ADDR": (scope.get("client") or ("", 0))[0],
-                    "HTTP_X_FORWARDED_FOR": headers.get("x-forwarded-for", "")}
+            meta = {
+                "REMOTE_ADDR": (scope.get("client") or ("", 0))[0],
+                "HTTP_X_FORWARDED_FOR": headers.get("x-forwarded-for", ""),
+            }
             refusal = await _credentials_problem(headers, meta)
             if refusal:
                 status, code, detail = refusal
@@ -121,8 +125,11 @@ async def _problem(send, status: int, code: str, detail: str, *, auth: bool = Fa
     from registry.api.problems import CONTENT_TYPE, problem
 
     body = json.dumps(problem(status, code, detail)).encode()
-    headers = [(b"content-type", CONTENT_TYPE.encode()), (b"content-length", str(len(body)).encode()),
-               (b"connection", b"close")]
+    headers = [
+        (b"content-type", CONTENT_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
     if auth:
         headers.append((b"www-authenticate", b'Bearer realm="skillyard"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -20,9 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", ROOT.parent / "shared" / "corpus"))
 REQUIRE_SERVICES = os.environ.get("SKILLYARD_REQUIRE_SERVICES") == "1"
 
-POSTGRES_URL = os.environ.get(
-    "SKILLYARD_TEST_POSTGRES_URL", "postgres://skillyard:skillyard@127.0.0.1:5432/skillyard"
-)
+POSTGRES_URL = os.environ.get("SKILLYARD_TEST_POSTGRES_URL", "postgres://skillyard:skillyard@127.0.0.1:5432/skillyard")
 REDIS_URL = os.environ.get("SKILLYARD_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 

@@ -26,9 +26,18 @@ def ping() -> str:
     return "pong"
 
 
-@app.task(name="checks.run", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=5,
-          autoretry_for=(DatabaseError, ConnectionError), retry_backoff=True, retry_backoff_max=300,
-          time_limit=CHECK_TIME_LIMIT, soft_time_limit=CHECK_TIME_LIMIT - 20)
+@app.task(
+    name="checks.run",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=5,
+    autoretry_for=(DatabaseError, ConnectionError),
+    retry_backoff=True,
+    retry_backoff_max=300,
+    time_limit=CHECK_TIME_LIMIT,
+    soft_time_limit=CHECK_TIME_LIMIT - 20,
+)
 def run_check(self, version_id: int, name: str) -> str:
     return run_check_now(version_id, name)
 

@@ -57,7 +57,9 @@ def parse_event(text: str) -> PromptEvent:
         return Path(value) if isinstance(value, str) and value else None
 
     session = data.get("session_id")
-    return PromptEvent(data["prompt"], path("cwd"), session if isinstance(session, str) and session else None, path("transcript_path"))
+    return PromptEvent(
+        data["prompt"], path("cwd"), session if isinstance(session, str) and session else None, path("transcript_path")
+    )
 
 
 def transcript_prompts(path: Path | None, *, current: str, limit: int = HISTORY_MESSAGES) -> list[str]:
@@ -111,11 +113,16 @@ def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> s
     parts = []
     if full:
         why = " | ".join(f"{m.name}: {_why(m)}" for m in matches if m.name in {s.name for s in full})
-        parts += [f"skillctl routed this request to these skills ({why}). Follow their instructions.", prompt.full(full, "xml")]
+        parts += [
+            f"skillctl routed this request to these skills ({why}). Follow their instructions.",
+            prompt.full(full, "xml"),
+        ]
     parts += pointers
     for m in matches:
         if m.name in loaded and (entry := skills.entry(m.name)):
-            parts.append(f"The {m.name!r} skill applies again; its instructions were given earlier ({Path(entry.path) / 'SKILL.md'}).")
+            parts.append(
+                f"The {m.name!r} skill applies again; its instructions were given earlier ({Path(entry.path) / 'SKILL.md'})."
+            )
     skills.record_use([m.name for m in matches])
     state.remember_loaded([s.name for s in full], session)
     return "\n\n".join(parts)
@@ -172,11 +179,15 @@ def install_claude(settings: Path, command: str) -> bool:
     try:
         data = json.loads(settings.read_text("utf-8")) if settings.exists() else {}
     except (OSError, ValueError) as exc:
-        raise SkillctlError(f"{settings} is not readable JSON: {exc}", hint=_FIX_HINT, code="hook.settings_invalid") from None
+        raise SkillctlError(
+            f"{settings} is not readable JSON: {exc}", hint=_FIX_HINT, code="hook.settings_invalid"
+        ) from None
     hooks = data.setdefault("hooks", {}) if isinstance(data, dict) else None
     groups = hooks.setdefault(EVENT, []) if isinstance(hooks, dict) else None
     if not isinstance(groups, list):
-        raise SkillctlError(f"{settings}: `hooks.{EVENT}` is not a list of hook groups", hint=_FIX_HINT, code="hook.settings_invalid")
+        raise SkillctlError(
+            f"{settings}: `hooks.{EVENT}` is not a list of hook groups", hint=_FIX_HINT, code="hook.settings_invalid"
+        )
     ours = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
     found = next(
         (

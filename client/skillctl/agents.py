@@ -61,7 +61,9 @@ def expand(names: list[str] | tuple[str, ...]) -> list[str]:
         elif name in AGENTS:
             out.add(name)
         else:
-            raise UsageError(f"unknown agent {name!r}", hint=f"Choose from: {', '.join(CHOICES)}.", code="agents.unknown")
+            raise UsageError(
+                f"unknown agent {name!r}", hint=f"Choose from: {', '.join(CHOICES)}.", code="agents.unknown"
+            )
     return sorted(out)
 
 
@@ -77,8 +79,7 @@ def _ours(link: Path, skills_dir: Path) -> bool:
     return skills_dir.resolve() in target.parents
 
 
-def link(name: str, skill_dir: Path, agents: list[str], *, scope: str, base: Path,
-         force: bool = False) -> list[Path]:
+def link(name: str, skill_dir: Path, agents: list[str], *, scope: str, base: Path, force: bool = False) -> list[Path]:
     """Link ``skill_dir`` into each agent's folder; returns the links made."""
     made = []
     for agent in expand(agents):

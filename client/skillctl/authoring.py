@@ -31,11 +31,16 @@ def skill_create(parent: Path, name: str, *, description: str | None = None, bod
     from skillctl.format.names import MAX_NAME, is_valid_name
 
     if not isinstance(name, str) or not is_valid_name(name):
-        raise UsageError(f"{name!r} is not a valid skill name", code="init.invalid_name",
-                         hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)")
+        raise UsageError(
+            f"{name!r} is not a valid skill name",
+            code="init.invalid_name",
+            hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)",
+        )
     target = Path(parent) / name
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SkillctlError(f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists")
+        raise SkillctlError(
+            f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists"
+        )
     text = SKELETON.format(
         name=name,
         # JSON's quoting is YAML's double-quoted scalar: any description stays one plain string.
@@ -47,5 +52,7 @@ def skill_create(parent: Path, name: str, *, description: str | None = None, bod
             (target / sub).mkdir(parents=True, exist_ok=True)
         (target / "SKILL.md").write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise SkillctlError(f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed") from exc
+        raise SkillctlError(
+            f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed"
+        ) from exc
     return target

@@ -249,7 +249,9 @@ def set_value(dotted: str, text: str) -> Any:
     """Set a dotted key in ``config.toml``; returns the value stored."""
     parts = dotted.split(".")
     if not all(parts):
-        raise UsageError(f"invalid key {dotted!r}", hint="Use a dotted key such as skills.NAME.enabled.", code="config.invalid_key")
+        raise UsageError(
+            f"invalid key {dotted!r}", hint="Use a dotted key such as skills.NAME.enabled.", code="config.invalid_key"
+        )
     if parts[0] == "registries" and parts[-1] == "token":
         raise UsageError(
             "tokens are not stored in config.toml",
@@ -273,7 +275,8 @@ def set_value(dotted: str, text: str) -> Any:
             raise UsageError(
                 f"{part!r} in {dotted!r} holds a value, not a table",
                 hint=f"Run `skillctl config get {part}` to see it.",
-             code="config.not_a_table")
+                code="config.not_a_table",
+            )
         node = child
     node[parts[-1]] = value
     write_toml(config_path(), data)
@@ -292,12 +295,17 @@ def skill_enabled_set(key: str, enabled: bool, config: Config | None = None) -> 
 
 def add_registry(name: str, url: str, *, default: bool = False) -> Registry:
     if not name or "." in name:
-        raise UsageError(f"invalid registry name {name!r}", hint="Use a short name such as `work`.", code="config.invalid_registry_name")
+        raise UsageError(
+            f"invalid registry name {name!r}",
+            hint="Use a short name such as `work`.",
+            code="config.invalid_registry_name",
+        )
     if not url.startswith(("http://", "https://")):
         raise UsageError(
             f"registry URL must start with http:// or https:// (got {url!r})",
             hint="Give the registry's base URL, e.g. https://skills.example.com",
-         code="config.invalid_registry_url")
+            code="config.invalid_registry_url",
+        )
     from skillctl.transport import require_safe_url
 
     require_safe_url(normalise_url(url), what="the registry URL")  # tokens go there: never plain http

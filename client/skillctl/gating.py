@@ -66,8 +66,18 @@ class Gates:
     @classmethod
     def of(cls, manifest: Manifest) -> Gates:
         r = manifest.requires
-        return cls(manifest.key, manifest.default_enabled, tuple(manifest.os), tuple(r.bins), tuple(r.any_bins),
-                   tuple(r.env), tuple(r.config), tuple(r.skills), manifest.primary_env, tuple(manifest.install))
+        return cls(
+            manifest.key,
+            manifest.default_enabled,
+            tuple(manifest.os),
+            tuple(r.bins),
+            tuple(r.any_bins),
+            tuple(r.env),
+            tuple(r.config),
+            tuple(r.skills),
+            manifest.primary_env,
+            tuple(manifest.install),
+        )
 
     def declared(self) -> bool:
         """Any requirement beyond being enabled?"""
@@ -78,7 +88,9 @@ class Gates:
 
     @classmethod
     def from_dict(cls, data: dict) -> Gates:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__})
+        return cls(
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        )
 
 
 def current_platform() -> str:
@@ -165,14 +177,18 @@ def _any_bins(gates: Gates, env: Mapping[str, str], platform: str) -> list[GateF
     if not wanted or any(_on_path(b, env) for b in wanted):
         return []
     names = ", ".join(f"`{b}`" for b in wanted)
-    return [GateFailure("anyBins", f"needs one of {names} on PATH; none is there",
-                        _install_fix(wanted, gates, env, platform))]
+    return [
+        GateFailure(
+            "anyBins", f"needs one of {names} on PATH; none is there", _install_fix(wanted, gates, env, platform)
+        )
+    ]
 
 
 def _install_fix(bins, gates: Gates, env: Mapping[str, str], platform: str) -> str | None:
     """The install command for these binaries: a spec for this OS whose tool is present first."""
     specs = [
-        s for s in gates.install
+        s
+        for s in gates.install
         if (not s.os or platform in s.os) and (set(s.bins) & set(bins) or (not s.bins and s.package in bins))
     ]
     if not specs:

@@ -61,8 +61,11 @@ def start_background() -> None:
     try:
         subprocess.Popen(
             [sys.executable, "-m", "skillctl", "hook", "serve"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
         )
     except OSError:
         pass

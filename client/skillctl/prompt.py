@@ -116,7 +116,7 @@ def full(skills: list[FullSkill], fmt: str = "xml") -> str:
 
 
 def _full_xml(s: FullSkill) -> str:
-    head = f"<skill name={quoteattr(s.name)} location={quoteattr(s.location)} tokens=\"{s.tokens}\">"
+    head = f'<skill name={quoteattr(s.name)} location={quoteattr(s.location)} tokens="{s.tokens}">'
     parts = [head, f"<instructions>\n{escape(s.instructions)}\n</instructions>"]
     if s.resources:
         files = "".join(f"\n<file>{escape(r)}</file>" for r in s.resources)

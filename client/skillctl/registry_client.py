@@ -78,7 +78,10 @@ _REFUSALS: dict[int, tuple[str, str]] = {
     403: ("registry.forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
     404: ("registry.not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
     409: ("registry.conflict", "Published versions are immutable: bump `version` and publish again."),
-    413: ("registry.too_large", "The archive is over this registry's size limit; remove large assets (or move them out of the skill)."),
+    413: (
+        "registry.too_large",
+        "The archive is over this registry's size limit; remove large assets (or move them out of the skill).",
+    ),
     422: ("registry.invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
 }
 
@@ -150,9 +153,7 @@ class RegistryClient:
         return self._get_json(f"/skills/{_q(name)}", what=f"skill {name!r}")
 
     def version(self, name: str, version: str) -> dict:
-        return self._get_json(
-            f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}"
-        )
+        return self._get_json(f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}")
 
     def search(self, q: str, *, page: int = 1) -> dict:
         data = self._get_json("/skills", params={"q": q, "page": page}, what="search")
@@ -242,8 +243,7 @@ class RegistryClient:
         with self._transport_errors(what), self._http.stream(method, path, **kwargs) as response:
             self._raise_for_status(response, what)
             body = read_capped(response)
-        return httpx.Response(response.status_code, headers=response.headers, content=body,
-                              request=response.request)
+        return httpx.Response(response.status_code, headers=response.headers, content=body, request=response.request)
 
     @contextmanager
     def _transport_errors(self, what: str) -> Iterator[None]:
@@ -257,8 +257,7 @@ class RegistryClient:
             ) from exc
         except httpx.HTTPError as exc:
             raise NetworkError(
-                f"cannot reach registry {self.registry.name} at {self.registry.url}: "
-                f"{type(exc).__name__}",
+                f"cannot reach registry {self.registry.name} at {self.registry.url}: {type(exc).__name__}",
                 hint="Check the URL (`skillctl config`), SKILLYARD_REGISTRY and your connection.",
                 code="network.unreachable",
             ) from exc
@@ -282,7 +281,9 @@ class RegistryClient:
             )
         if status == 429:
             wait = response.headers.get("Retry-After", "a few")
-            raise NetworkError(message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled")
+            raise NetworkError(
+                message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled"
+            )
         raise NetworkError(
             message,
             hint="The registry failed; retry later or tell its operators.",

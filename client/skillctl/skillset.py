@@ -165,7 +165,11 @@ class SkillSet:
 
         entry = self.entry(name) if isinstance(name, str) else None
         if entry is None:
-            raise SkillctlError(f"no skill named {name!r}", hint="`skillctl list` shows the installed skills.", code="tool.unknown_skill")
+            raise SkillctlError(
+                f"no skill named {name!r}",
+                hint="`skillctl list` shows the installed skills.",
+                code="tool.unknown_skill",
+            )
         skill_enabled_set(entry.key, enabled, self.config)
         if self.config is None:
             self.config = load_config()
@@ -262,7 +266,9 @@ class SkillSet:
         from skillctl import prompt
 
         if chosen is None:
-            chosen = [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
+            chosen = (
+                [m.name for m in self.route(message, history=history)] if message and tier in ("auto", "full") else []
+            )
         else:
             self._check_names(chosen)
         offered = self.offered()
@@ -289,7 +295,8 @@ class SkillSet:
             close = difflib.get_close_matches(unknown[0], self.names, n=3)
             raise UsageError(
                 f"no installed skill named {', '.join(map(repr, unknown))}",
-                hint=(f"did you mean {', '.join(close)}? " if close else "") + "`skillctl list` shows the installed skills",
+                hint=(f"did you mean {', '.join(close)}? " if close else "")
+                + "`skillctl list` shows the installed skills",
                 code="prompt.unknown_skill",
             )
 
@@ -304,8 +311,14 @@ class SkillSet:
             from skillctl.runtime.session import Session
 
             policy = self._tool_policy or ToolPolicy.from_config(self.config, agent=self.agent)
-            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout, reporter=self.reporter,
-                                    manage=self.manage_skills, approve=self._approve)
+            self._session = Session(
+                self,
+                policy=policy,
+                mcp_call_timeout=self._mcp_call_timeout,
+                reporter=self.reporter,
+                manage=self.manage_skills,
+                approve=self._approve,
+            )
         return self._session
 
     @property

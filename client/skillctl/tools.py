@@ -53,14 +53,20 @@ def specs() -> list[dict]:
 def openai_tools(specs: list[dict] | None = None) -> list[dict]:
     """Chat Completions ``tools=`` entries (of ``specs``, by default this module's tools)."""
     return [
-        {"type": "function", "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]}}
+        {
+            "type": "function",
+            "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]},
+        }
         for s in (_SPECS if specs is None else specs)
     ]
 
 
 def anthropic_tools(specs: list[dict] | None = None) -> list[dict]:
     """Messages API ``tools=`` entries (of ``specs``, by default this module's tools)."""
-    return [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]} for s in (_SPECS if specs is None else specs)]
+    return [
+        {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
+        for s in (_SPECS if specs is None else specs)
+    ]
 
 
 def tool_definitions(provider: str = "openai", specs: list[dict] | None = None) -> list[dict]:
@@ -68,7 +74,9 @@ def tool_definitions(provider: str = "openai", specs: list[dict] | None = None) 
         return openai_tools(specs)
     if provider == "anthropic":
         return anthropic_tools(specs)
-    raise UsageError(f"unknown tool provider {provider!r}", hint="Use 'openai' or 'anthropic'.", code="tool.unknown_provider")
+    raise UsageError(
+        f"unknown tool provider {provider!r}", hint="Use 'openai' or 'anthropic'.", code="tool.unknown_provider"
+    )
 
 
 def skill_named(skills, name: str):

@@ -152,7 +152,7 @@ def env_for_skill(manifest: Manifest, config: Config, env: Mapping[str, str] | N
     result = dict(os.environ if env is None else env)
     settings = config.skill_settings(manifest.key)
     env_table = settings.get("env")
-    for name, value in (env_table.items() if isinstance(env_table, dict) else ()):
+    for name, value in env_table.items() if isinstance(env_table, dict) else ():
         if not result.get(name) and value is not None:
             result[name] = _as_text(value)
     api_key = settings.get("apiKey")

@@ -36,8 +36,15 @@ def _org_body(org, request) -> dict:
     return body
 
 
-OrgOut = inline_serializer("Org", {"name": serializers.CharField(), "kind": serializers.CharField(),
-                                   "created_at": serializers.DateTimeField(), "members": MemberOut(many=True, required=False)})
+OrgOut = inline_serializer(
+    "Org",
+    {
+        "name": serializers.CharField(),
+        "kind": serializers.CharField(),
+        "created_at": serializers.DateTimeField(),
+        "members": MemberOut(many=True, required=False),
+    },
+)
 
 
 class OrgList(APIView):
@@ -71,7 +78,9 @@ class OrgMembers(APIView):
         """Add a member or change their role (admin; only owners make owners)."""
         form = MemberIn(data=request.data)
         form.is_valid(raise_exception=True)
-        membership = services.org_member_set(actor=request_actor(request), org=selectors.owner_get(name=org), **form.validated_data)
+        membership = services.org_member_set(
+            actor=request_actor(request), org=selectors.owner_get(name=org), **form.validated_data
+        )
         return Response(MemberOut(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -96,7 +105,11 @@ class TokenList(APIView):
         data = form.validated_data
         owner = selectors.owner_get(name=data["owner"]) if data.get("owner") else None
         token, secret = services.token_create(
-            actor=request_actor(request), scope=data["scope"], owner=owner, name=data["name"], expires_days=data.get("expires_days")
+            actor=request_actor(request),
+            scope=data["scope"],
+            owner=owner,
+            name=data["name"],
+            expires_days=data.get("expires_days"),
         )
         return Response(TokenCreatedOut(token, context={"secret": secret}).data, status=status.HTTP_201_CREATED)
 
@@ -110,14 +123,24 @@ class TokenDetail(APIView):
 
 
 class Me(APIView):
-    @extend_schema(responses=inline_serializer("Me", {"username": serializers.CharField(), "owners": MembershipOut(many=True),
-                                                      "token": TokenOut(allow_null=True)}))
+    @extend_schema(
+        responses=inline_serializer(
+            "Me",
+            {
+                "username": serializers.CharField(),
+                "owners": MembershipOut(many=True),
+                "token": TokenOut(allow_null=True),
+            },
+        )
+    )
     def get(self, request):
         """Who the request is authenticated as, their owners and roles, and the token used."""
         actor = _signed_in(request)
         services.user_owner_ensure(user=actor.user)
-        return Response({
-            "username": actor.user.username,
-            "owners": MembershipOut(selectors.user_memberships(user=actor.user), many=True).data,
-            "token": TokenOut(actor.token).data if actor.token else None,
-        })
+        return Response(
+            {
+                "username": actor.user.username,
+                "owners": MembershipOut(selectors.user_memberships(user=actor.user), many=True).data,
+                "token": TokenOut(actor.token).data if actor.token else None,
+            }
+        )

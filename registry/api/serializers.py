@@ -27,7 +27,9 @@ def download_url(request, sv: SkillVersion, name: str) -> str:
 class PublishIn(serializers.Serializer):
     archive = serializers.FileField(help_text="The skill as .zip or .tar.gz.")
     version = serializers.CharField(required=False, allow_blank=True, help_text="Else SKILL.md's version.")
-    owner = serializers.CharField(required=False, allow_blank=True, help_text="User or organisation; first publish only.")
+    owner = serializers.CharField(
+        required=False, allow_blank=True, help_text="User or organisation; first publish only."
+    )
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False, help_text="First publish only.")
 
 

@@ -58,7 +58,11 @@ class SkillDetail(APIView):
         """A skill with its dist-tags and versions (highest first)."""
         skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
         versions = selectors.skill_versions(skill=skill)
-        context = {"request": request, "versions": versions, "dist_tags": selectors.skill_dist_tags(skill=skill, versions=versions)}
+        context = {
+            "request": request,
+            "versions": versions,
+            "dist_tags": selectors.skill_dist_tags(skill=skill, versions=versions),
+        }
         return Response(SkillDetailOut(skill, context=context).data)
 
     @extend_schema(responses={204: None})
@@ -82,8 +86,13 @@ class VersionList(APIView):
 
     @extend_schema(
         request={"multipart/form-data": PublishIn},
-        responses={201: VersionDetailOut, 200: VersionDetailOut, 409: OpenApiResponse(description="Same version, other bytes"),
-                   413: OpenApiResponse(description="Too large"), 422: OpenApiResponse(description="Every finding")},
+        responses={
+            201: VersionDetailOut,
+            200: VersionDetailOut,
+            409: OpenApiResponse(description="Same version, other bytes"),
+            413: OpenApiResponse(description="Too large"),
+            422: OpenApiResponse(description="Every finding"),
+        },
     )
     def post(self, request, name: str):
         """Publish a version: 201; identical bytes again 200; other bytes 409; invalid 422."""
@@ -133,7 +142,9 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
         "X-Checksum-Sha256": sv.sha256,
         "Repr-Digest": f"sha-256=:{base64.b64encode(bytes.fromhex(sv.sha256)).decode()}:",
         "X-Skill-Version": sv.version,
-        "Cache-Control": IMMUTABLE_CACHE if cacheable and sv.skill.visibility == Visibility.PUBLIC else "private, no-cache",
+        "Cache-Control": IMMUTABLE_CACHE
+        if cacheable and sv.skill.visibility == Visibility.PUBLIC
+        else "private, no-cache",
         "Content-Location": f"/api/v1/skills/{sv.skill.name}/versions/{sv.version}/download",
     }
     if sv.yanked:
@@ -144,8 +155,12 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponse:
         response = HttpResponse(status=304)
     else:
         ext = "zip" if sv.archive_kind == "zip" else "tar.gz"
-        response = FileResponse(archive_open(sv.archive_key), as_attachment=True,
-                                filename=f"{sv.skill.name}-{sv.version}.{ext}", content_type=CONTENT_TYPES[sv.archive_kind])
+        response = FileResponse(
+            archive_open(sv.archive_key),
+            as_attachment=True,
+            filename=f"{sv.skill.name}-{sv.version}.{ext}",
+            content_type=CONTENT_TYPES[sv.archive_kind],
+        )
         response["Content-Length"] = str(sv.size)
         if request.method == "GET":
             services.skill_version_download_record(version=sv, client=client_identity(request))
@@ -159,8 +174,10 @@ def _header_text(text: str) -> str:
 
 
 class Download(APIView):
-    @extend_schema(parameters=[OpenApiParameter("version", str, description="Exact, range (^1.2, ~1.2, >=1,<2) or tag")],
-                   responses={(200, "application/zip"): bytes})
+    @extend_schema(
+        parameters=[OpenApiParameter("version", str, description="Exact, range (^1.2, ~1.2, >=1,<2) or tag")],
+        responses={(200, "application/zip"): bytes},
+    )
     def get(self, request, name: str):
         """Download the version a spec selects (default: latest non-yanked)."""
         spec = request.query_params.get("version")
@@ -182,8 +199,11 @@ class VersionDownload(APIView):
 
 def _refuse_blocked(actor, sv) -> None:  # noqa: ANN001
     if not selectors.skill_version_download_allowed(actor=actor, version=sv):
-        raise Forbidden("scan.blocked", f"{sv.skill.name} {sv.version} was found malicious by the security scan; "
-                        "only members of its owner may download it (the findings are on the version page).")
+        raise Forbidden(
+            "scan.blocked",
+            f"{sv.skill.name} {sv.version} was found malicious by the security scan; "
+            "only members of its owner may download it (the findings are on the version page).",
+        )
 
 
 class CheckRerun(APIView):
@@ -202,7 +222,9 @@ class Yank(APIView):
         """Yank: resolution skips the version unless it is asked for exactly."""
         form = YankIn(data=request.data)
         form.is_valid(raise_exception=True)
-        sv = services.skill_version_yank(actor=request_actor(request), name=name, version=version, **form.validated_data)
+        sv = services.skill_version_yank(
+            actor=request_actor(request), name=name, version=version, **form.validated_data
+        )
         return Response(VersionOut(sv, context={"request": request, "skill_name": name}).data)
 
     @extend_schema(responses=VersionOut)
@@ -218,7 +240,9 @@ class Deprecate(APIView):
         """Set a deprecation message (an empty message clears it)."""
         form = DeprecateIn(data=request.data)
         form.is_valid(raise_exception=True)
-        sv = services.skill_version_deprecate(actor=request_actor(request), name=name, version=version, **form.validated_data)
+        sv = services.skill_version_deprecate(
+            actor=request_actor(request), name=name, version=version, **form.validated_data
+        )
         return Response(VersionOut(sv, context={"request": request, "skill_name": name}).data)
 
 

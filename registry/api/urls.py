@@ -12,10 +12,15 @@ urlpatterns = [
     path("skills/<str:name>/download", skills.Download.as_view(), name="skill-download"),
     path("skills/<str:name>/versions", skills.VersionList.as_view(), name="version-list"),
     path("skills/<str:name>/versions/<str:version>", skills.VersionDetail.as_view(), name="version-detail"),
-    path("skills/<str:name>/versions/<str:version>/download", skills.VersionDownload.as_view(), name="version-download"),
+    path(
+        "skills/<str:name>/versions/<str:version>/download", skills.VersionDownload.as_view(), name="version-download"
+    ),
     path("skills/<str:name>/versions/<str:version>/yank", skills.Yank.as_view(), name="version-yank"),
-    path("skills/<str:name>/versions/<str:version>/checks/<str:check>/rerun", skills.CheckRerun.as_view(),
-         name="check-rerun"),
+    path(
+        "skills/<str:name>/versions/<str:version>/checks/<str:check>/rerun",
+        skills.CheckRerun.as_view(),
+        name="check-rerun",
+    ),
     path("skills/<str:name>/versions/<str:version>/deprecate", skills.Deprecate.as_view(), name="version-deprecate"),
     path("skills/<str:name>/dist-tags", skills.DistTags.as_view(), name="dist-tags"),
     path("skills/<str:name>/dist-tags/<str:tag>", skills.DistTagDetail.as_view(), name="dist-tag-detail"),

@@ -62,14 +62,16 @@ class AgentSkillsIndex(APIView):
         skills = []
         for skill, sv in _public_entries():
             path = reverse("wellknown-archive", kwargs={"name": skill.name, "version": sv.version})
-            skills.append({
-                "name": skill.name,
-                "type": "archive",
-                "description": (skill.description or skill.name)[:1024],
-                "version": sv.version,
-                "url": absolute_url(request, path),
-                "digest": f"sha256:{artifacts.rooted_archive_sha256(sv)}",
-            })
+            skills.append(
+                {
+                    "name": skill.name,
+                    "type": "archive",
+                    "description": (skill.description or skill.name)[:1024],
+                    "version": sv.version,
+                    "url": absolute_url(request, path),
+                    "digest": f"sha256:{artifacts.rooted_archive_sha256(sv)}",
+                }
+            )
         return _cached(Response({"$schema": DISCOVERY_SCHEMA_V2, "skills": skills}))
 
 

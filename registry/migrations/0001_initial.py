@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,120 +14,217 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='AuditEvent',
+            name="AuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(max_length=40)),
-                ('token_prefix', models.CharField(blank=True, max_length=16)),
-                ('owner', models.CharField(blank=True, max_length=64)),
-                ('skill', models.CharField(blank=True, max_length=64)),
-                ('version', models.CharField(blank=True, max_length=128)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("action", models.CharField(max_length=40)),
+                ("token_prefix", models.CharField(blank=True, max_length=16)),
+                ("owner", models.CharField(blank=True, max_length=64)),
+                ("skill", models.CharField(blank=True, max_length=64)),
+                ("version", models.CharField(blank=True, max_length=128)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Owner',
+            name="Owner",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True)),
-                ('canonical_name', models.CharField(max_length=64, unique=True)),
-                ('kind', models.CharField(choices=[('user', 'User'), ('org', 'Org')], max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='owner', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64, unique=True)),
+                ("canonical_name", models.CharField(max_length=64, unique=True)),
+                ("kind", models.CharField(choices=[("user", "User"), ("org", "Org")], max_length=8)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="owner",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Skill',
+            name="Skill",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True)),
-                ('canonical_name', models.CharField(max_length=64, unique=True)),
-                ('visibility', models.CharField(choices=[('public', 'Public'), ('private', 'Private')], default='public', max_length=8)),
-                ('description', models.TextField(blank=True)),
-                ('category', models.CharField(blank=True, max_length=64)),
-                ('tags', models.JSONField(blank=True, default=list)),
-                ('tags_index', models.CharField(blank=True, max_length=1024)),
-                ('downloads', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='skills', to='registry.owner')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64, unique=True)),
+                ("canonical_name", models.CharField(max_length=64, unique=True)),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Public"), ("private", "Private")], default="public", max_length=8
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("category", models.CharField(blank=True, max_length=64)),
+                ("tags", models.JSONField(blank=True, default=list)),
+                ("tags_index", models.CharField(blank=True, max_length=1024)),
+                ("downloads", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="skills", to="registry.owner"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='SkillVersion',
+            name="SkillVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.CharField(max_length=128)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size', models.BigIntegerField()),
-                ('archive_key', models.CharField(max_length=255)),
-                ('archive_kind', models.CharField(max_length=8)),
-                ('manifest', models.JSONField(default=dict)),
-                ('body', models.TextField(blank=True)),
-                ('files', models.JSONField(default=list)),
-                ('warnings', models.JSONField(default=list)),
-                ('status', models.CharField(choices=[('published', 'Published'), ('deleted', 'Deleted')], default='published', max_length=16)),
-                ('yanked', models.BooleanField(default=False)),
-                ('yanked_reason', models.CharField(blank=True, max_length=500)),
-                ('deprecated', models.CharField(blank=True, max_length=500)),
-                ('downloads', models.BigIntegerField(default=0)),
-                ('published_at', models.DateTimeField(auto_now_add=True)),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('published_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('skill', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='registry.skill')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("version", models.CharField(max_length=128)),
+                ("sha256", models.CharField(max_length=64)),
+                ("size", models.BigIntegerField()),
+                ("archive_key", models.CharField(max_length=255)),
+                ("archive_kind", models.CharField(max_length=8)),
+                ("manifest", models.JSONField(default=dict)),
+                ("body", models.TextField(blank=True)),
+                ("files", models.JSONField(default=list)),
+                ("warnings", models.JSONField(default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("published", "Published"), ("deleted", "Deleted")], default="published", max_length=16
+                    ),
+                ),
+                ("yanked", models.BooleanField(default=False)),
+                ("yanked_reason", models.CharField(blank=True, max_length=500)),
+                ("deprecated", models.CharField(blank=True, max_length=500)),
+                ("downloads", models.BigIntegerField(default=0)),
+                ("published_at", models.DateTimeField(auto_now_add=True)),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "published_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "skill",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="versions", to="registry.skill"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='DistTag',
+            name="DistTag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tag', models.CharField(max_length=64)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('skill', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='dist_tags', to='registry.skill')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='registry.skillversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tag", models.CharField(max_length=64)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "skill",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="dist_tags", to="registry.skill"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="registry.skillversion"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Token',
+            name="Token",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=100)),
-                ('scope', models.CharField(choices=[('read', 'Read'), ('publish', 'Publish'), ('admin', 'Admin')], max_length=8)),
-                ('prefix', models.CharField(max_length=16)),
-                ('digest', models.CharField(max_length=64, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='tokens', to='registry.owner')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tokens', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(blank=True, max_length=100)),
+                (
+                    "scope",
+                    models.CharField(
+                        choices=[("read", "Read"), ("publish", "Publish"), ("admin", "Admin")], max_length=8
+                    ),
+                ),
+                ("prefix", models.CharField(max_length=16)),
+                ("digest", models.CharField(max_length=64, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tokens",
+                        to="registry.owner",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="tokens", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('owner', 'Owner'), ('admin', 'Admin'), ('publisher', 'Publisher'), ('reader', 'Reader')], max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='registry.owner')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("owner", "Owner"),
+                            ("admin", "Admin"),
+                            ("publisher", "Publisher"),
+                            ("reader", "Reader"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="registry.owner"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('owner', 'user'), name='membership_unique')],
+                "constraints": [models.UniqueConstraint(fields=("owner", "user"), name="membership_unique")],
             },
         ),
         migrations.AddConstraint(
-            model_name='skillversion',
-            constraint=models.UniqueConstraint(fields=('skill', 'version'), name='skill_version_unique'),
+            model_name="skillversion",
+            constraint=models.UniqueConstraint(fields=("skill", "version"), name="skill_version_unique"),
         ),
         migrations.AddConstraint(
-            model_name='disttag',
-            constraint=models.UniqueConstraint(fields=('skill', 'tag'), name='dist_tag_unique'),
+            model_name="disttag",
+            constraint=models.UniqueConstraint(fields=("skill", "tag"), name="dist_tag_unique"),
         ),
     ]

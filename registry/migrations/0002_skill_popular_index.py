@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0001_initial'),
+        ("registry", "0001_initial"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='skill',
-            index=models.Index(fields=['-downloads', 'name'], name='skill_popular'),
+            model_name="skill",
+            index=models.Index(fields=["-downloads", "name"], name="skill_popular"),
         ),
     ]

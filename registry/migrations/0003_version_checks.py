@@ -5,59 +5,81 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0002_skill_popular_index'),
+        ("registry", "0002_skill_popular_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='skill',
-            name='scan_verdict',
+            model_name="skill",
+            name="scan_verdict",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.AddField(
-            model_name='skill',
-            name='test_result',
+            model_name="skill",
+            name="test_result",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.AddField(
-            model_name='skillversion',
-            name='checks_state',
+            model_name="skillversion",
+            name="checks_state",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='skillversion',
-            name='routing_manifest',
+            model_name="skillversion",
+            name="routing_manifest",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='skillversion',
-            name='scan_verdict',
+            model_name="skillversion",
+            name="scan_verdict",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.AddField(
-            model_name='skillversion',
-            name='test_result',
+            model_name="skillversion",
+            name="test_result",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.CreateModel(
-            name='VersionCheck',
+            name="VersionCheck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(choices=[('scan', 'Scan'), ('manifest', 'Manifest'), ('tests', 'Tests')], max_length=16)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('done', 'Done'), ('error', 'Error'), ('skipped', 'Skipped')], default='pending', max_length=16)),
-                ('result', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='checks', to='registry.skillversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        choices=[("scan", "Scan"), ("manifest", "Manifest"), ("tests", "Tests")], max_length=16
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("error", "Error"),
+                            ("skipped", "Skipped"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("result", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="checks", to="registry.skillversion"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['status', 'started_at'], name='check_status')],
-                'constraints': [models.UniqueConstraint(fields=('version', 'name'), name='version_check_unique')],
+                "indexes": [models.Index(fields=["status", "started_at"], name="check_status")],
+                "constraints": [models.UniqueConstraint(fields=("version", "name"), name="version_check_unique")],
             },
         ),
     ]

@@ -49,8 +49,12 @@ def checks_create(*, version: SkillVersion) -> None:
 @transaction.atomic
 def check_start(*, version_id: int, name: str) -> VersionCheck | None:
     """Mark a check running and return it; None when it is done already (or gone)."""
-    check = (VersionCheck.objects.select_for_update().select_related("version", "version__skill")
-             .filter(version_id=version_id, name=name).first())
+    check = (
+        VersionCheck.objects.select_for_update()
+        .select_related("version", "version__skill")
+        .filter(version_id=version_id, name=name)
+        .first()
+    )
     if check is None or check.status in (VersionCheck.Status.DONE, VersionCheck.Status.SKIPPED):
         return None
     check.status = VersionCheck.Status.RUNNING
@@ -71,7 +75,9 @@ def check_finish(*, check: VersionCheck, result: dict) -> None:
     elif check.name == VersionCheck.Name.TESTS:
         fields = {"test_result": str(result.get("result", ""))}
     else:
-        fields = {"routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")}}
+        fields = {
+            "routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")}
+        }
     # Only this check's column: the other checks of the version finish in parallel.
     SkillVersion.objects.filter(id=check.version_id).update(**fields)
     _skill_checks_refresh(check.version_id)
@@ -105,8 +111,14 @@ def check_rerun(*, actor: Actor, version: SkillVersion, name: str) -> VersionChe
         raise Invalid("check.unknown", f"No check named {name!r}; checks are {', '.join(CHECKS)}.")
     require(actor, owner=version.skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
     check = checks_reset(versions=[version], names=[name])[0]
-    audit_record(actor=actor, action="check.rerun", owner=version.skill.owner.name, skill=version.skill.name,
-                 version=version.version, check=name)
+    audit_record(
+        actor=actor,
+        action="check.rerun",
+        owner=version.skill.owner.name,
+        skill=version.skill.name,
+        version=version.version,
+        check=name,
+    )
     return check
 
 
@@ -128,11 +140,15 @@ def checks_reset(*, versions, names) -> list[VersionCheck]:  # noqa: ANN001
 def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:
     """Checks left running by a dead worker (longer than any run may take) go back to the queue."""
     cutoff = (now or timezone.now()) - stale_after
-    stale = list(VersionCheck.objects.filter(status=VersionCheck.Status.RUNNING, started_at__lt=cutoff)
-                 .values_list("version_id", "name"))
+    stale = list(
+        VersionCheck.objects.filter(status=VersionCheck.Status.RUNNING, started_at__lt=cutoff).values_list(
+            "version_id", "name"
+        )
+    )
     with transaction.atomic():
         for check in VersionCheck.objects.select_related("version").filter(
-                status=VersionCheck.Status.RUNNING, started_at__lt=cutoff):
+            status=VersionCheck.Status.RUNNING, started_at__lt=cutoff
+        ):
             check.status = VersionCheck.Status.PENDING
             check.save(update_fields=["status", "updated_at"])
             _state_save(check)
@@ -142,7 +158,9 @@ def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:
 
 
 def version_for_check(*, name: str, version: str) -> SkillVersion:
-    found = SkillVersion.objects.select_related("skill", "skill__owner").filter(skill__name=name, version=version).first()
+    found = (
+        SkillVersion.objects.select_related("skill", "skill__owner").filter(skill__name=name, version=version).first()
+    )
     if found is None:
         raise not_found("version")
     return found

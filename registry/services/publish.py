@@ -77,10 +77,14 @@ def _check_size(archive: IO[bytes]) -> None:
         archive.seek(0, 2)
         size = archive.tell()
     if size > settings.SKILLYARD_MAX_UPLOAD_BYTES:
-        raise TooLarge("archive.too_large", f"The archive is {size} bytes; the limit is {settings.SKILLYARD_MAX_UPLOAD_BYTES}.")
+        raise TooLarge(
+            "archive.too_large", f"The archive is {size} bytes; the limit is {settings.SKILLYARD_MAX_UPLOAD_BYTES}."
+        )
 
 
-def _check_target(*, actor: Actor, name: str, owner: str | None, visibility: str | None, lock: bool) -> tuple[Skill | None, Owner]:
+def _check_target(
+    *, actor: Actor, name: str, owner: str | None, visibility: str | None, lock: bool
+) -> tuple[Skill | None, Owner]:
     """The existing skill (or None) and the owner to publish under, once rights are checked."""
     query = Skill.objects.select_related("owner")
     skill = (query.select_for_update() if lock else query).filter(name=name).first()
@@ -95,9 +99,13 @@ def _check_target(*, actor: Actor, name: str, owner: str | None, visibility: str
         raise name_unavailable(name)  # private, deleted or someone else's: the same answer
     require(actor, owner=skill.owner, role=Role.PUBLISHER, scope=TokenScope.PUBLISH)
     if owner and owner != skill.owner.name:
-        raise Invalid("skill.owner_mismatch", f"{name} belongs to {skill.owner.name}; owner is set on first publish only.")
+        raise Invalid(
+            "skill.owner_mismatch", f"{name} belongs to {skill.owner.name}; owner is set on first publish only."
+        )
     if visibility and visibility != skill.visibility:
-        raise Invalid("skill.visibility_mismatch", f"{name} is {skill.visibility}; visibility is set on first publish only.")
+        raise Invalid(
+            "skill.visibility_mismatch", f"{name} is {skill.visibility}; visibility is set on first publish only."
+        )
     return skill, skill.owner
 
 
@@ -153,7 +161,9 @@ class _SkillCreatedConcurrently(Exception):
     pass
 
 
-def _store(*, actor: Actor, name: str, owner: str | None, visibility: str | None, archive: IO[bytes], checked: _Checked) -> PublishResult:
+def _store(
+    *, actor: Actor, name: str, owner: str | None, visibility: str | None, archive: IO[bytes], checked: _Checked
+) -> PublishResult:
     sha256, kind = checked.report.archive_sha256, checked.report.archive_kind
     key = archive_key(sha256, kind)
     wrote = False
@@ -194,7 +204,9 @@ def _same_or_conflict(existing: SkillVersion, sha256: str) -> SkillVersion:
     if existing.deleted_at is not None:
         raise Conflict("version.deleted", f"{existing.version} was deleted; a version is never reused.")
     if existing.sha256 != sha256:
-        raise Conflict("version.exists", f"{existing.version} is already published with other bytes; versions are immutable.")
+        raise Conflict(
+            "version.exists", f"{existing.version} is already published with other bytes; versions are immutable."
+        )
     return existing
 
 
@@ -216,7 +228,14 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
     )
     skill_summary_refresh(skill=skill)
     checks_create(version=version)
-    audit_record(actor=actor, action="version.publish", owner=skill.owner.name, skill=skill.name, version=version.version, sha256=version.sha256)
+    audit_record(
+        actor=actor,
+        action="version.publish",
+        owner=skill.owner.name,
+        skill=skill.name,
+        version=version.version,
+        sha256=version.sha256,
+    )
     return version
 
 

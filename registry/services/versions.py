@@ -28,7 +28,9 @@ TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 
 def _version_for_write(*, actor: Actor, name: str, version: str, role: str = Role.PUBLISHER) -> SkillVersion:
     skill = skill_get_visible(actor=actor, name=name)
-    require(actor, owner=skill.owner, role=role, scope=TokenScope.PUBLISH if role == Role.PUBLISHER else TokenScope.ADMIN)
+    require(
+        actor, owner=skill.owner, role=role, scope=TokenScope.PUBLISH if role == Role.PUBLISHER else TokenScope.ADMIN
+    )
     found = SkillVersion.objects.select_for_update().filter(skill=skill, version=version).live().first()
     if found is None:
         raise not_found("version")

@@ -29,8 +29,13 @@ def publish(alice):
     def run(name: str, *, user=None, **kw):
         files = kw.pop("files", None)
         visibility = kw.pop("visibility", None)
-        return services.skill_version_publish(actor=Actor(user or alice), name=name, visibility=visibility,
-                                              archive=upload(make_zip(name, files=files, **kw)))
+        return services.skill_version_publish(
+            actor=Actor(user or alice),
+            name=name,
+            visibility=visibility,
+            archive=upload(make_zip(name, files=files, **kw)),
+        )
+
     return run
 
 

@@ -27,8 +27,11 @@ print("<b>code</b>")
 
 
 # Real tags only: escaped text (&lt;script&gt;) is what hostile input must become.
-UNSAFE = re.compile(r"<(?:script|iframe|object|embed|svg)\b|<[a-z][^>]*\son\w+\s*=|"
-                    r"<[a-z][^>]*\s(?:href|src)\s*=\s*\"?\s*(?:javascript|data):", re.I)
+UNSAFE = re.compile(
+    r"<(?:script|iframe|object|embed|svg)\b|<[a-z][^>]*\son\w+\s*=|"
+    r"<[a-z][^>]*\s(?:href|src)\s*=\s*\"?\s*(?:javascript|data):",
+    re.I,
+)
 
 
 def assert_safe(html: str) -> None:
@@ -53,7 +56,9 @@ def test_browse_and_search_rank_by_what_the_user_wants(publish):
 
 
 def test_skill_page_shows_install_versions_files_and_pending_checks(publish):
-    publish("pdf-tools", files={"scripts/rotate.py": "print('rotate')\n"}, extra="license: MIT\nrequires:\n  bins: [qpdf]")
+    publish(
+        "pdf-tools", files={"scripts/rotate.py": "print('rotate')\n"}, extra="license: MIT\nrequires:\n  bins: [qpdf]"
+    )
     page = Client().get("/skills/pdf-tools").content.decode()
     for expected in ("skillctl install pdf-tools", "1.0.0", "scripts/rotate.py", "MIT", "qpdf", "pending", "sha256"):
         assert expected in page, expected
@@ -69,7 +74,7 @@ def test_hostile_skill_md_is_sanitised(publish):
     publish("evil-skill", body=HOSTILE)
     response = Client().get("/skills/evil-skill")
     body = response.content.decode()
-    section = body[body.index('class="skill-body"'):body.index("</section>", body.index('class="skill-body"'))]
+    section = body[body.index('class="skill-body"') : body.index("</section>", body.index('class="skill-body"'))]
     assert_safe(section)
     assert "&lt;script&gt;" in section  # shown as the text it is, never run
     csp = response["Content-Security-Policy"]
@@ -79,8 +84,12 @@ def test_hostile_skill_md_is_sanitised(publish):
 
 def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_in):
     publish("secret-tool", visibility="private", files={"scripts/a.py": "print(1)\n"})
-    for path in ("/skills/secret-tool", "/skills/secret-tool/versions/1.0.0", "/skills/secret-tool/badge.svg",
-                 "/skills/secret-tool/versions/1.0.0/files/scripts/a.py"):
+    for path in (
+        "/skills/secret-tool",
+        "/skills/secret-tool/versions/1.0.0",
+        "/skills/secret-tool/badge.svg",
+        "/skills/secret-tool/versions/1.0.0/files/scripts/a.py",
+    ):
         assert Client().get(path).status_code == 404, path
         assert signed_in.get(path).status_code == 200, path
     assert b"secret-tool" not in Client().get("/skills", {"q": "secret"}).content

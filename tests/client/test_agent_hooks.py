@@ -12,10 +12,17 @@ from skillctl.errors import SkillctlError
 
 
 def test_parse_event_reads_prompt_cwd_session_and_transcript(tmp_path):
-    event = agent_hooks.parse_event(json.dumps({
-        "session_id": "abc", "cwd": str(tmp_path), "prompt": "rotate it", "transcript_path": "/t.jsonl",
-        "hook_event_name": "UserPromptSubmit",
-    }))
+    event = agent_hooks.parse_event(
+        json.dumps(
+            {
+                "session_id": "abc",
+                "cwd": str(tmp_path),
+                "prompt": "rotate it",
+                "transcript_path": "/t.jsonl",
+                "hook_event_name": "UserPromptSubmit",
+            }
+        )
+    )
     assert event == agent_hooks.PromptEvent("rotate it", tmp_path, "abc", Path("/t.jsonl"))
 
 
@@ -34,14 +41,19 @@ def test_transcript_prompts_are_the_last_user_texts_without_the_current_one(tmp_
     path = tmp_path / "t.jsonl"
     lines = [
         _user("first question"),
-        json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}]}}),
+        json.dumps(
+            {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}]}}
+        ),
         _user([{"type": "tool_result", "tool_use_id": "x", "content": "tool output"}]),  # not a prompt
         _user([{"type": "text", "text": "rotate report.pdf"}]),
         "{broken json",
         _user("and invoice.pdf too"),
     ]
     path.write_text("\n".join(lines) + "\n")
-    assert agent_hooks.transcript_prompts(path, current="and invoice.pdf too") == ["first question", "rotate report.pdf"]
+    assert agent_hooks.transcript_prompts(path, current="and invoice.pdf too") == [
+        "first question",
+        "rotate report.pdf",
+    ]
     assert agent_hooks.transcript_prompts(path, current="something new", limit=1) == ["and invoice.pdf too"]
     assert agent_hooks.transcript_prompts(tmp_path / "missing.jsonl", current="x") == []
     assert agent_hooks.transcript_prompts(None, current="x") == []

@@ -29,12 +29,15 @@ def test_unknown_agent_is_a_usage_error():
     assert err.value.exit_code == ExitCode.USAGE and err.value.hint
 
 
-@pytest.mark.parametrize(("agent", "project", "user"), [
-    ("claude", ".claude/skills", ".claude/skills"),
-    ("copilot", ".github/skills", ".copilot/skills"),
-    ("opencode", ".opencode/skills", ".config/opencode/skills"),
-    ("openclaw", "skills", ".openclaw/skills"),
-])
+@pytest.mark.parametrize(
+    ("agent", "project", "user"),
+    [
+        ("claude", ".claude/skills", ".claude/skills"),
+        ("copilot", ".github/skills", ".copilot/skills"),
+        ("opencode", ".opencode/skills", ".config/opencode/skills"),
+        ("openclaw", "skills", ".openclaw/skills"),
+    ],
+)
 def test_documented_folders(tmp_path, agent, project, user):
     assert agents.agent_folder(agent, scope="project", base=tmp_path) == tmp_path / project
     assert agents.agent_folder(agent, scope="user", base=tmp_path) == tmp_path / user

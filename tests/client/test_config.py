@@ -131,7 +131,7 @@ def test_set_and_get_dotted_values_parse_toml_literals():
 def test_set_and_add_registry_keep_the_comments_of_config_toml():
     path = cfg.config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('# team settings: see the wiki\n[skills.hello]\nenabled = true  # needed by CI\n')
+    path.write_text("# team settings: see the wiki\n[skills.hello]\nenabled = true  # needed by CI\n")
     cfg.set_value("skills.hello.env.API_URL", "https://x.example")
     cfg.add_registry("work", "https://skills.example.com")
     text = path.read_text()

@@ -19,7 +19,11 @@ def _literal_codes() -> dict[str, list[str]]:
     """code -> where, for every ``code="..."`` keyword and ``code = "..."`` class attribute."""
     found: dict[str, list[str]] = {}
     for path in SOURCE.rglob("*.py"):
-        if "format" in path.relative_to(SOURCE).parts[:1] and path.name not in ("archive.py", "versions.py", "errors.py"):
+        if "format" in path.relative_to(SOURCE).parts[:1] and path.name not in (
+            "archive.py",
+            "versions.py",
+            "errors.py",
+        ):
             continue  # finding codes: format.findings.CODES
         tree = ast.parse(path.read_text("utf-8"))
         for node in ast.walk(tree):

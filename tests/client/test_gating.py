@@ -28,8 +28,12 @@ def make_exe(folder, name):
 
 def gate(manifest, tmp_path, *, config=None, env=None, installed=None, platform="linux"):
     return check_gates(
-        manifest, tmp_path, config=config or Config(), env=env if env is not None else {},
-        installed=installed, platform=platform,
+        manifest,
+        tmp_path,
+        config=config or Config(),
+        env=env if env is not None else {},
+        installed=installed,
+        platform=platform,
     )
 
 
@@ -183,9 +187,14 @@ def test_default_env_is_the_process_environment(tmp_path, monkeypatch):
 def test_gates_kept_by_the_routing_index_give_the_same_verdict(tmp_path):
     from skillctl.gating import Gates, check
 
-    manifest = Manifest(name="deploy", os=["linux", "darwin"], primary_env="API_KEY", default_enabled=True,
-                        requires=Requires(bins=["no-such-bin-xyz"], env=["API_KEY"], config=["a.b"], skills=["x"]),
-                        install=[InstallSpec(kind="apt", package="no-such-bin-xyz")])
+    manifest = Manifest(
+        name="deploy",
+        os=["linux", "darwin"],
+        primary_env="API_KEY",
+        default_enabled=True,
+        requires=Requires(bins=["no-such-bin-xyz"], env=["API_KEY"], config=["a.b"], skills=["x"]),
+        install=[InstallSpec(kind="apt", package="no-such-bin-xyz")],
+    )
     gates = Gates.of(manifest)
     assert gates.declared() and not Gates("plain").declared()
     stored = Gates.from_dict(gates.to_dict())

@@ -19,7 +19,9 @@ from skillctl import hook_server
 def write_skill(root: Path, name: str, description: str) -> None:
     folder = root / name
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps for {name}.\n")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps for {name}.\n"
+    )
 
 
 @pytest.fixture
@@ -56,8 +58,9 @@ def event(project: Path, prompt: str = "merge these pdf files and fill the pdf f
 
 
 def hook(text: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skillctl", "hook", "claude"], input=text,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "skillctl", "hook", "claude"], input=text, capture_output=True, text=True, timeout=60
+    )
 
 
 def wait_for(predicate, seconds: float = 20.0) -> bool:

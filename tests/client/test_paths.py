@@ -27,5 +27,7 @@ def test_project_root_never_resolves_to_home_from_below(tmp_path: Path, monkeypa
 def test_home_override_moves_config_state_and_cache(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path))
     assert {paths.config_dir(), paths.state_dir(), paths.cache_dir()} == {
-        tmp_path / "config", tmp_path / "state", tmp_path / "cache"
+        tmp_path / "config",
+        tmp_path / "state",
+        tmp_path / "cache",
     }

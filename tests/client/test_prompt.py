@@ -22,15 +22,21 @@ def skills(tmp_path, monkeypatch):
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("DEPLOY_TOKEN", SECRET)
     root = tmp_path / "skills"
-    write(root / "deploy", "name: deploy\ndescription: Deploy <apps> & services to Kubernetes clusters.\n"
-          "vars:\n  REGION:\n    default: eu-west-1\n  DEPLOY_TOKEN:\n    secret: true",
-          "# Deploy\nRun {baseDir}/scripts/deploy.sh in {{REGION}} with token {{DEPLOY_TOKEN}}.")
+    write(
+        root / "deploy",
+        "name: deploy\ndescription: Deploy <apps> & services to Kubernetes clusters.\n"
+        "vars:\n  REGION:\n    default: eu-west-1\n  DEPLOY_TOKEN:\n    secret: true",
+        "# Deploy\nRun {baseDir}/scripts/deploy.sh in {{REGION}} with token {{DEPLOY_TOKEN}}.",
+    )
     (root / "deploy" / "scripts").mkdir()
     (root / "deploy" / "scripts" / "deploy.sh").write_text("echo deploy\n")
     (root / "deploy" / "references").mkdir()
     (root / "deploy" / "references" / "api.md").write_text("# API\n")
-    write(root / "hidden", "name: hidden\ndescription: Internal cleanup of Kubernetes clusters.\n"
-          "disable-model-invocation: true", "# Hidden")
+    write(
+        root / "hidden",
+        "name: hidden\ndescription: Internal cleanup of Kubernetes clusters.\ndisable-model-invocation: true",
+        "# Hidden",
+    )
     return SkillSet.from_dir(root, semantic=False)
 
 

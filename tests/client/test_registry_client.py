@@ -24,8 +24,7 @@ def client(handler, token: str | None = None) -> RegistryClient:
 
 
 def problem(status: int, detail: str, errors=()) -> httpx.Response:
-    body = {"type": "about:blank", "title": detail, "status": status, "detail": detail,
-            "errors": list(errors)}
+    body = {"type": "about:blank", "title": detail, "status": status, "detail": detail, "errors": list(errors)}
     return httpx.Response(status, json=body, headers={"Content-Type": "application/problem+json"})
 
 
@@ -79,8 +78,10 @@ def test_error_statuses_map_to_codes_exit_codes_and_hints(status, code, exit_cod
 
 
 def test_problem_details_errors_are_shown_and_kept_for_json():
-    errors = [{"code": "name.pattern", "message": "bad name", "path": "SKILL.md:name"},
-              {"code": "description.missing", "message": "no description", "path": ""}]
+    errors = [
+        {"code": "name.pattern", "message": "bad name", "path": "SKILL.md:name"},
+        {"code": "description.missing", "message": "no description", "path": ""},
+    ]
     with pytest.raises(RegistryError) as info:
         client(lambda r: problem(422, "invalid skill", errors)).skill("x")
     assert "name.pattern: bad name (SKILL.md:name)" in info.value.message
@@ -307,4 +308,3 @@ def test_publish_identical_bytes_again_is_not_created(tmp_path):
     archive.write_bytes(ARCHIVE)
     result = client(lambda r: httpx.Response(200, json={"version": "1.0.0"})).publish("a", archive)
     assert result["created"] is False
-

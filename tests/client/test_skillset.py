@@ -36,7 +36,7 @@ def test_discover_route_prompt(skills_dir):
     assert sorted(skills.names) == sorted(SKILLS)
     [match] = skills.route("merge these pdf files and fill the pdf forms")
     assert match.name == "pdf-tools" and match.reasons
-    assert "<skill name=\"pdf-tools\"" in skills.prompt("merge these pdf files and fill the pdf forms")
+    assert '<skill name="pdf-tools"' in skills.prompt("merge these pdf files and fill the pdf forms")
     assert skills.tool_definitions("anthropic")[0]["name"] == "load_skill"
 
 
@@ -82,9 +82,18 @@ def test_cli_route_with_no_skills_says_where_it_looked(tmp_path):
 def test_cli_route_explain_names_the_skills_left_out_and_why(tmp_path):
     folder = tmp_path / "s" / "win-only"
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: win-only\ndescription: Tweak the Windows registry.\nos: [win32]\n---\n# w\n")
-    result = run_cli("route", "tweak the windows registry", "--skills-dir", str(tmp_path / "s"), "--no-semantic",
-                     "--explain", "--json")
+    (folder / "SKILL.md").write_text(
+        "---\nname: win-only\ndescription: Tweak the Windows registry.\nos: [win32]\n---\n# w\n"
+    )
+    result = run_cli(
+        "route",
+        "tweak the windows registry",
+        "--skills-dir",
+        str(tmp_path / "s"),
+        "--no-semantic",
+        "--explain",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     line = json.loads(result.stdout)
     assert line["skills"] == [] and line["left_out"][0]["name"] == "win-only"
@@ -97,8 +106,17 @@ def test_cli_route_without_message_is_a_usage_error(skills_dir):
 
 def ask(skills_dir: Path, answers: list[str], env: dict) -> str:
     """Run `skillctl route --ask` under a pseudo-terminal, typing each answer at each prompt."""
-    cmd = [sys.executable, "-m", "skillctl", "route", "--ask", "--no-semantic", "--skills-dir", str(skills_dir),
-           "merge these pdf files and fill the pdf forms"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "skillctl",
+        "route",
+        "--ask",
+        "--no-semantic",
+        "--skills-dir",
+        str(skills_dir),
+        "merge these pdf files and fill the pdf forms",
+    ]
     pid, fd = pty.fork()
     if pid == 0:
         os.execve(sys.executable, cmd, env)
@@ -119,7 +137,12 @@ def ask(skills_dir: Path, answers: list[str], env: dict) -> str:
 
 @pytest.fixture
 def tty_env(skills_dir, tmp_path):
-    return {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"), "SKILLYARD_SESSION": "test-session", "NO_COLOR": "1"}
+    return {
+        **os.environ,
+        "SKILLYARD_HOME": str(tmp_path / "home"),
+        "SKILLYARD_SESSION": "test-session",
+        "NO_COLOR": "1",
+    }
 
 
 def test_ask_yes_loads(skills_dir, tty_env):

@@ -34,7 +34,9 @@ def test_base_install_has_no_server_packages(thin_venv: Path) -> None:
     probe = "import importlib.util as u, sys; print([m for m in sys.argv[1:] if u.find_spec(m)])"
     out = subprocess.run(
         [str(thin_venv / "bin" / "python"), "-c", probe, *SERVER_ONLY],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert out.strip() == "[]"
 
@@ -53,9 +55,7 @@ def test_skillctl_help_and_import_work_without_django(thin_venv: Path, tmp_path:
         "assert 'django' not in sys.modules, 'django was imported'\n"
         "print(skillctl.__version__)"
     )
-    imp = subprocess.run(
-        [str(thin_venv / "bin" / "python"), "-c", code], capture_output=True, text=True, cwd=tmp_path
-    )
+    imp = subprocess.run([str(thin_venv / "bin" / "python"), "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert imp.returncode == 0, imp.stderr
 
 
@@ -66,7 +66,9 @@ def test_thin_client_validates_a_skill(thin_venv: Path, tmp_path: Path) -> None:
     (skill / "SKILL.md").write_text("---\nname: hello\ndescription: Says hello.\n---\n# Hello\n")
     proc = subprocess.run(
         [str(thin_venv / "bin" / "skillctl"), "validate", "--json", str(skill)],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert '"valid": true' in proc.stdout.replace('"valid":true', '"valid": true')

@@ -43,7 +43,9 @@ def test_read_skill_file_reads_inside_the_folder(skills):
     assert skills.handle_tool_call("read_skill_file", {"name": "notes", "path": "references/guide.md"}) == "the guide\n"
 
 
-@pytest.mark.parametrize("path", ["../secret.txt", "references/../../secret.txt", "/etc/passwd", "", "..\\secret.txt", "C:/x"])
+@pytest.mark.parametrize(
+    "path", ["../secret.txt", "references/../../secret.txt", "/etc/passwd", "", "..\\secret.txt", "C:/x"]
+)
 def test_traversal_is_refused(skills, path):
     reply = json.loads(skills.handle_tool_call("read_skill_file", {"name": "notes", "path": path}))
     assert reply["error"] == "tool.path_refused"
@@ -66,5 +68,8 @@ def test_symlink_inside_the_folder_is_allowed(tmp_path):
 
 
 def test_missing_file_and_unknown_tool(skills):
-    assert json.loads(skills.handle_tool_call("read_skill_file", {"name": "notes", "path": "nope.md"}))["error"] == "tool.file_not_found"
+    assert (
+        json.loads(skills.handle_tool_call("read_skill_file", {"name": "notes", "path": "nope.md"}))["error"]
+        == "tool.file_not_found"
+    )
     assert json.loads(skills.handle_tool_call("rm_rf", {}))["error"] == "tool.unknown"

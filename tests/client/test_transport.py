@@ -75,6 +75,7 @@ def redirect_to(location: str):
         handler.send_header("Location", location)
         handler.send_header("Content-Length", "0")
         handler.end_headers()
+
     return answer
 
 
@@ -86,14 +87,24 @@ def endless(chunk: bytes, content_type: str = "application/octet-stream", prefix
         handler.wfile.write(prefix)
         while True:
             handler.wfile.write(chunk)
+
     return answer
 
 
-@pytest.mark.parametrize(("url", "ok"), [
-    ("https://skills.example.com", True), ("http://127.0.0.1:8000", True), ("http://localhost", True),
-    ("http://[::1]:9", True), ("http://127.8.9.10", True), ("http://skills.example.com", False),
-    ("http://10.0.0.5", False), ("ftp://skills.example.com", False), ("file:///etc/passwd", False),
-])
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://skills.example.com", True),
+        ("http://127.0.0.1:8000", True),
+        ("http://localhost", True),
+        ("http://[::1]:9", True),
+        ("http://127.8.9.10", True),
+        ("http://skills.example.com", False),
+        ("http://10.0.0.5", False),
+        ("ftp://skills.example.com", False),
+        ("file:///etc/passwd", False),
+    ],
+)
 def test_the_rule_https_or_loopback(url, ok):
     assert (url_problem(url) is None) is ok
 
@@ -108,8 +119,14 @@ def test_add_registry_and_login_refuse_plain_http_before_any_token_is_asked(tmp_
     env = {"SKILLYARD_HOME": str(tmp_path / "home"), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
 
     def skillctl(*args, stdin=""):
-        return subprocess.run([sys.executable, "-m", "skillctl", *args], capture_output=True, text=True,
-                              env={**env, "PYTHONPATH": ":".join(sys.path)}, input=stdin, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "skillctl", *args],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": ":".join(sys.path)},
+            input=stdin,
+            timeout=60,
+        )
 
     added = skillctl("config", "add-registry", "work", "http://skills.example.com")
     assert added.returncode == 2 and "https" in added.stderr
@@ -135,8 +152,12 @@ def test_a_redirect_to_another_origin_does_not_carry_the_token(hostile):
     threading.Thread(target=other.serve_forever, daemon=True).start()
     try:
         hostile.routes["/api/v1/skills/x"] = redirect_to(f"http://127.0.0.1:{other.server_address[1]}/api/v1/skills/x2")
-        hostile.routes["/api/v1/skills/x2"] = lambda h: (h.send_response(200), h.send_header("Content-Length", "2"),
-                                                          h.end_headers(), h.wfile.write(b"{}"))
+        hostile.routes["/api/v1/skills/x2"] = lambda h: (
+            h.send_response(200),
+            h.send_header("Content-Length", "2"),
+            h.end_headers(),
+            h.wfile.write(b"{}"),
+        )
         RegistryClient(Registry("local", hostile.url, token="sky_secret")).skill("x")
         assert [s["auth"] for s in hostile.seen] == ["Bearer sky_secret", None]  # the second hop: no token
     finally:
@@ -180,6 +201,7 @@ def test_a_declared_huge_json_is_refused_before_reading(hostile):
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(300 * 1024 * 1024))
         handler.end_headers()
+
     hostile.routes["/api/v1/skills/x"] = declared
     with pytest.raises(NetworkError) as err:
         RegistryClient(Registry("local", hostile.url)).skill("x")

@@ -39,8 +39,14 @@ def start(tmp_path: Path, label: str, **env: str) -> Server:
     environ = {**os.environ, "PORT": str(port), "SKILLYARD_DATA_DIR": str(tmp_path / label), **env}
     for key in ("DATABASE_URL", "SKILLYARD_BROKER_URL", "SKILLYARD_CACHE_URL", "SKILLYARD_STORAGE"):
         environ.pop(key, None)
-    process = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=environ, stdout=log.open("w"),
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        ["bash", "scripts/run.sh"],
+        cwd=ROOT,
+        env=environ,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
@@ -74,8 +80,10 @@ def server(tmp_path):
 
 def upload_headers(port: int, *, length: int, token: str | None) -> bytes:
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
-    return (f"POST /api/v1/skills/slow/versions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
-            f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST /api/v1/skills/slow/versions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 def read_status(conn: socket.socket, timeout: float) -> int:

@@ -32,8 +32,9 @@ PRODUCTION = {
 def manage(*args: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("SKILLYARD_", "DATABASE_URL"))}
     environ = {**base, "SKILLYARD_DATA_DIR": str(tmp_path / "data"), **env}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environ,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_deploy_is_clean_with_the_documented_production_environment(tmp_path):

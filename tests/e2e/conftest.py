@@ -68,8 +68,9 @@ class LiveRegistry:
 
 
 def _manage(args: list[str], env: dict[str, str]) -> str:
-    proc = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc.stdout
@@ -80,8 +81,14 @@ def _server_command(server: str, port: int) -> list[str]:
         return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
     # gunicorn's sync workers close each connection; runserver keeps it alive and then stalls
     # ~40 ms per request on loopback (Nagle against delayed ACK), which swamps timings.
-    return [str(Path(sys.executable).with_name("gunicorn")), "skillyard.wsgi:application",
-            "--bind", f"127.0.0.1:{port}", "--workers", "4"]
+    return [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "skillyard.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "4",
+    ]
 
 
 def start_registry(
@@ -92,19 +99,31 @@ def start_registry(
     ``server`` is ``runserver`` (the tests) or ``gunicorn`` (bench/install.py).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "SKILLYARD_DATA_DIR": str(data_dir), "DJANGO_SETTINGS_MODULE": "skillyard.settings",
-           "SKILLYARD_THROTTLE_ANON": "100000/min", "SKILLYARD_THROTTLE_USER": "100000/min",
-           "SKILLYARD_THROTTLE_PUBLISH": "100000/hour"}
+    env = {
+        **os.environ,
+        "SKILLYARD_DATA_DIR": str(data_dir),
+        "DJANGO_SETTINGS_MODULE": "skillyard.settings",
+        "SKILLYARD_THROTTLE_ANON": "100000/min",
+        "SKILLYARD_THROTTLE_USER": "100000/min",
+        "SKILLYARD_THROTTLE_PUBLISH": "100000/hour",
+    }
     env.pop("DATABASE_URL", None)
     env.pop("SKILLYARD_BROKER_URL", None)
     env.update(env_extra or {})
     _manage(["migrate", "--noinput"], env)
-    token = _manage(["issue_token", username, "--scope", "publish", "--create-user", "--replace"], env).strip().splitlines()[-1]
+    token = (
+        _manage(["issue_token", username, "--scope", "publish", "--create-user", "--replace"], env)
+        .strip()
+        .splitlines()[-1]
+    )
     port = _free_port()
     log = data_dir / "server.log"
     process = subprocess.Popen(
         _server_command(server, port),
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_SECONDS

@@ -44,9 +44,20 @@ def site(tmp_path):
     reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry")}
     env.pop("DATABASE_URL", None)
-    subprocess.run([sys.executable, "manage.py", "shell", "-c",
-                    "from django.contrib.auth import get_user_model as g; u=g().objects.get(username='alice');"
-                    "u.set_password('pw-alice-123'); u.save()"], cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.contrib.auth import get_user_model as g; u=g().objects.get(username='alice');"
+            "u.set_password('pw-alice-123'); u.save()",
+        ],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     yield reg
     reg.stop()
 
@@ -56,9 +67,19 @@ def page(chromium_path, tmp_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(
+            executable_path=chromium_path,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         context = browser.new_context()
         tab = context.new_page()
         tab.dialogs = []
@@ -91,8 +112,12 @@ def test_browse_search_skill_page_and_file_view(site, page, tmp_path):
 def test_hostile_skill_md_opens_no_dialog(site, page):
     import httpx
 
-    response = httpx.post(f"{site.url}/api/v1/skills/evil-skill/versions", headers={"Authorization": f"Bearer {site.token}"},
-                          files={"archive": ("e.zip", zip_of("evil-skill", HOSTILE), "application/zip")}, timeout=30)
+    response = httpx.post(
+        f"{site.url}/api/v1/skills/evil-skill/versions",
+        headers={"Authorization": f"Bearer {site.token}"},
+        files={"archive": ("e.zip", zip_of("evil-skill", HOSTILE), "application/zip")},
+        timeout=30,
+    )
     assert response.status_code == 201
     page.goto(f"{site.url}/skills/evil-skill")
     page.wait_for_load_state("load")
@@ -111,7 +136,9 @@ def test_sign_in_publish_through_the_form_and_tokens(site, page, tmp_path):
     page.click("button >> text=Publish")
     assert "Not published" in page.inner_text("[role=alert]")
     good = tmp_path / "good.zip"
-    good.write_bytes(zip_of("good-one", "---\nname: good-one\ndescription: A good skill.\nversion: 1.0.0\n---\n# Good\n"))
+    good.write_bytes(
+        zip_of("good-one", "---\nname: good-one\ndescription: A good skill.\nversion: 1.0.0\n---\n# Good\n")
+    )
     page.set_input_files("#id_archive", str(good))
     page.click("button >> text=Publish")
     page.wait_for_url("**/skills/good-one/versions/1.0.0")
@@ -126,9 +153,19 @@ def test_sign_in_publish_through_the_form_and_tokens(site, page, tmp_path):
 def test_private_skill_visible_to_member_and_404_to_others(site, page, tmp_path):
     import httpx
 
-    response = httpx.post(f"{site.url}/api/v1/skills/hidden-one/versions", headers={"Authorization": f"Bearer {site.token}"},
-                          files={"archive": ("h.zip", zip_of("hidden-one", "---\nname: hidden-one\ndescription: Secret.\nversion: 1.0.0\n---\n"), "application/zip")},
-                          data={"visibility": "private"}, timeout=30)
+    response = httpx.post(
+        f"{site.url}/api/v1/skills/hidden-one/versions",
+        headers={"Authorization": f"Bearer {site.token}"},
+        files={
+            "archive": (
+                "h.zip",
+                zip_of("hidden-one", "---\nname: hidden-one\ndescription: Secret.\nversion: 1.0.0\n---\n"),
+                "application/zip",
+            )
+        },
+        data={"visibility": "private"},
+        timeout=30,
+    )
     assert response.status_code == 201
     assert page.goto(f"{site.url}/skills/hidden-one").status == 404
     sign_in(page, site.url)
@@ -150,8 +187,11 @@ def axe_js() -> Path:
         npm = shutil.which("npm")
         require_service("npm", bool(npm), "needed to install axe-core")
         AXE_CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(AXE_CACHE), "axe-core@4"],
-                       capture_output=True, timeout=300)
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(AXE_CACHE), "axe-core@4"],
+            capture_output=True,
+            timeout=300,
+        )
         require_service("axe-core from npm", path.exists())
     return path
 
@@ -161,12 +201,27 @@ def test_main_pages_have_no_serious_accessibility_violations(site, chromium_path
 
     site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path, args=["--headless", "--no-sandbox", "--disable-gpu",
-                                    "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(
+            executable_path=chromium_path,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         page = browser.new_context(bypass_csp=True).new_page()  # lets the test inject axe; the site's CSP stays
         problems = {}
-        for path in ("/", "/skills", "/skills?q=rotate", "/skills/pdf-rotate", "/accounts/login/",
-                     "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py"):
+        for path in (
+            "/",
+            "/skills",
+            "/skills?q=rotate",
+            "/skills/pdf-rotate",
+            "/accounts/login/",
+            "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py",
+        ):
             page.goto(site.url + path)
             page.add_script_tag(path=str(axe_js))
             result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")

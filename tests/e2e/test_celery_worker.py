@@ -33,14 +33,30 @@ def broker(redis_url):
 
 def start_worker(env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [str(Path(sys.executable).with_name("celery")), "-A", "worker", "worker", "--concurrency", "1",
-         "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            str(Path(sys.executable).with_name("celery")),
+            "-A",
+            "worker",
+            "worker",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def status_of(reg, name: str, check: str) -> str:
-    detail = httpx.get(f"{reg.url}/api/v1/skills/{name}/versions/1.0.0",
-                       headers={"Authorization": f"Bearer {reg.token}"}, timeout=10).json()
+    detail = httpx.get(
+        f"{reg.url}/api/v1/skills/{name}/versions/1.0.0", headers={"Authorization": f"Bearer {reg.token}"}, timeout=10
+    ).json()
     return detail["checks"][check]["status"]
 
 

@@ -16,8 +16,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def wait_for_checks(url: str, name: str, version: str, token: str, seconds: float = 60) -> dict:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        detail = httpx.get(f"{url}/api/v1/skills/{name}/versions/{version}",
-                           headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+        detail = httpx.get(
+            f"{url}/api/v1/skills/{name}/versions/{version}", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        ).json()
         if all(c["status"] in ("done", "error") for c in detail["checks"].values()):
             return detail
         time.sleep(0.5)
@@ -25,8 +26,16 @@ def wait_for_checks(url: str, name: str, version: str, token: str, seconds: floa
 
 
 def test_a_small_skills_three_checks_finish_in_the_background_within_a_minute(live_registry, tmp_path):
-    folder = make(tmp_path, "greeter", "1.0.0", {"tests/test_greet.py": (
-        "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n")})
+    folder = make(
+        tmp_path,
+        "greeter",
+        "1.0.0",
+        {
+            "tests/test_greet.py": (
+                "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n"
+            )
+        },
+    )
     started = time.monotonic()
     live_registry.publish(folder)
     publish_seconds = time.monotonic() - started

@@ -42,8 +42,12 @@ class Cli:
     def __init__(self, tmp: Path, registry_url: str, config: str = "") -> None:
         self.project = tmp / "project"
         self.project.mkdir()
-        self.env = {**os.environ, "SKILLYARD_HOME": str(tmp / "home"),
-                    "SKILLYARD_USER_SKILLS": str(tmp / "user-skills"), "NO_COLOR": "1"}
+        self.env = {
+            **os.environ,
+            "SKILLYARD_HOME": str(tmp / "home"),
+            "SKILLYARD_USER_SKILLS": str(tmp / "user-skills"),
+            "NO_COLOR": "1",
+        }
         self.env.pop("SKILLYARD_TOKEN", None)
         if registry_url:
             self.env["SKILLYARD_REGISTRY"] = registry_url
@@ -54,8 +58,9 @@ class Cli:
             (tmp / "home/config/config.toml").write_text(config)
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(SKILLCTL), *args], cwd=self.project, env=self.env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [str(SKILLCTL), *args], cwd=self.project, env=self.env, capture_output=True, text=True, timeout=120
+        )
 
     def lock(self) -> dict:
         return tomllib.loads((self.project / "skills.lock").read_text())["skills"]
@@ -109,9 +114,11 @@ def test_acceptance_2_yanked_version_is_reported_by_verify(live_registry, tmp_pa
     live_registry.publish(make(tmp_path / "src", "hello", "1.0.0"))
     cli = Cli(tmp_path, live_registry.url)
     assert cli("install", "hello").returncode == 0
-    response = httpx.post(f"{live_registry.url}/api/v1/skills/hello/versions/1.0.0/yank",
-                          headers={"Authorization": f"Bearer {live_registry.token}"},
-                          json={"reason": "leaks tokens"})
+    response = httpx.post(
+        f"{live_registry.url}/api/v1/skills/hello/versions/1.0.0/yank",
+        headers={"Authorization": f"Bearer {live_registry.token}"},
+        json={"reason": "leaks tokens"},
+    )
     assert response.status_code == 200, response.text
     r = cli("verify", "--json")
     assert r.returncode == 1
@@ -136,8 +143,9 @@ def test_acceptance_5_same_name_on_two_registries(registry_factory, tmp_path):
     corp, public = registry_factory("corp"), registry_factory("public")
     corp.publish(make(tmp_path / "corp", "hello", "1.0.0", {"origin.txt": "corp\n"}))
     public.publish(make(tmp_path / "public", "hello", "9.0.0", {"origin.txt": "public\n"}))
-    config = (f'default_registry = "corp"\n[registries.corp]\nurl = "{corp.url}"\n'
-              f'[registries.public]\nurl = "{public.url}"\n')
+    config = (
+        f'default_registry = "corp"\n[registries.corp]\nurl = "{corp.url}"\n[registries.public]\nurl = "{public.url}"\n'
+    )
     cli = Cli(tmp_path, "", config)
     assert cli("install", "hello").returncode == 0
     origin = cli.project / ".agents/skills/hello/origin.txt"
@@ -173,4 +181,4 @@ def _cold_install(live_registry, tmp_path) -> None:
     assert r.returncode == 0, r.stderr
     requests = [line for line in live_registry.log.read_text().splitlines() if '"GET /api/v1/skills/terse' in line]
     assert any("/versions/1.0.0/download" in line for line in requests)
-    assert not any('/versions/1.0.0 HTTP' in line for line in requests)
+    assert not any("/versions/1.0.0 HTTP" in line for line in requests)

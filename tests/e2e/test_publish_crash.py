@@ -26,14 +26,20 @@ def big_skill_zip(name: str, mib: int = 4) -> bytes:
     buffer = io.BytesIO()
     noise = random.Random(7).randbytes(mib * 1024 * 1024)
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr(f"{name}/SKILL.md", f"---\nname: {name}\ndescription: A large skill.\nversion: 1.0.0\n---\n# {name}\n")
+        archive.writestr(
+            f"{name}/SKILL.md", f"---\nname: {name}\ndescription: A large skill.\nversion: 1.0.0\n---\n# {name}\n"
+        )
         archive.writestr(f"{name}/assets/blob.bin", noise)
     return buffer.getvalue()
 
 
 def publish(url: str, token: str, name: str, data: bytes) -> httpx.Response:
-    return httpx.post(f"{url}/api/v1/skills/{name}/versions", headers={"Authorization": f"Bearer {token}"},
-                      files={"archive": ("s.zip", data, "application/zip")}, timeout=120)
+    return httpx.post(
+        f"{url}/api/v1/skills/{name}/versions",
+        headers={"Authorization": f"Bearer {token}"},
+        files={"archive": ("s.zip", data, "application/zip")},
+        timeout=120,
+    )
 
 
 def wait_for(predicate, seconds: float = 60) -> bool:

@@ -26,8 +26,14 @@ ANSWER = {
 
 def test_routing_uses_the_registry_manifest_of_an_installed_skill(fake_llm, tmp_path):  # noqa: F811
     fake_llm.answer(json.dumps(ANSWER))
-    reg = start_registry(tmp_path / "registry", env_extra={
-        "SKILLYARD_LLM_BASE_URL": fake_llm.url, "SKILLYARD_LLM_MODEL": "fake-model", "SKILLYARD_LLM_API_KEY": "k"})
+    reg = start_registry(
+        tmp_path / "registry",
+        env_extra={
+            "SKILLYARD_LLM_BASE_URL": fake_llm.url,
+            "SKILLYARD_LLM_MODEL": "fake-model",
+            "SKILLYARD_LLM_API_KEY": "k",
+        },
+    )
     try:
         reg.publish(make(tmp_path, "greeter", "1.0.0"))
         detail = wait_for_checks(reg.url, "greeter", "1.0.0", reg.token)
@@ -39,8 +45,14 @@ def test_routing_uses_the_registry_manifest_of_an_installed_skill(fake_llm, tmp_
         assert [s["name"] for s in json.loads(routed.stdout)["skills"]] == ["greeter"], routed.stderr
         # The same skill folder without the registry's manifest (another home): nothing routes.
         cli.env["SKILLYARD_HOME"] = str(tmp_path / "other-home")
-        plain = cli("route", "the onboarding gizmo should say hi to newcomers", "--json", "--no-semantic",
-                    "--skills-dir", str(cli.project / ".agents/skills"))
+        plain = cli(
+            "route",
+            "the onboarding gizmo should say hi to newcomers",
+            "--json",
+            "--no-semantic",
+            "--skills-dir",
+            str(cli.project / ".agents/skills"),
+        )
         assert json.loads(plain.stdout)["skills"] == [], plain.stdout
     finally:
         reg.stop()

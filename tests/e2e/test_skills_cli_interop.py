@@ -27,8 +27,12 @@ def skills_cli() -> tuple[Path, Path]:
         npm = shutil.which("npm")
         require_service("npm", bool(npm), "needed to install the skills CLI")
         CACHE.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(CACHE),
-                               SKILLS_CLI, "node@22"], capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(CACHE), SKILLS_CLI, "node@22"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         require_service("the skills CLI from npm", done.returncode == 0 and cli.exists(), done.stderr[-500:])
     return node, cli
 
@@ -37,15 +41,31 @@ def test_npx_skills_add_installs_a_published_skill_byte_for_byte(skills_cli, tmp
     node, cli = skills_cli
     reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
     try:
-        folder = make(tmp_path / "src", "greeter", "1.0.0", {"scripts/greet.py": "print('hello')\n",
-                                                             "references/style.md": "# Style\nBe kind.\n"})
+        folder = make(
+            tmp_path / "src",
+            "greeter",
+            "1.0.0",
+            {"scripts/greet.py": "print('hello')\n", "references/style.md": "# Style\nBe kind.\n"},
+        )
         reg.publish(folder)
         project = tmp_path / "project"
         project.mkdir()
-        env = {**os.environ, "HOME": str(tmp_path / "home"), "DISABLE_TELEMETRY": "1", "DO_NOT_TRACK": "1",
-               "CI": "1", "NO_COLOR": "1"}
-        done = subprocess.run([str(node), str(cli), "add", reg.url, "-y", "-a", "claude-code"], cwd=project,
-                              env=env, capture_output=True, text=True, timeout=180)
+        env = {
+            **os.environ,
+            "HOME": str(tmp_path / "home"),
+            "DISABLE_TELEMETRY": "1",
+            "DO_NOT_TRACK": "1",
+            "CI": "1",
+            "NO_COLOR": "1",
+        }
+        done = subprocess.run(
+            [str(node), str(cli), "add", reg.url, "-y", "-a", "claude-code"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         installed = next(p.parent for p in project.rglob("SKILL.md"))
         for rel in ("SKILL.md", "scripts/greet.py", "references/style.md"):

@@ -21,7 +21,9 @@ from registry.access import Actor
 from registry.models import Owner, SkillVersion
 
 
-def skill_md(name: str, *, version: str | None = "1.0.0", description: str = "", extra: str = "", body: str = "") -> str:
+def skill_md(
+    name: str, *, version: str | None = "1.0.0", description: str = "", extra: str = "", body: str = ""
+) -> str:
     lines = ["---", f"name: {name}", f"description: {description or f'The {name} skill. Use it for tests.'}"]
     if version:
         lines.append(f"version: {version}")
@@ -31,8 +33,13 @@ def skill_md(name: str, *, version: str | None = "1.0.0", description: str = "",
 
 
 def make_zip(
-    name: str, *, version: str | None = "1.0.0", files: dict[str, str] | None = None, folder: bool = True,
-    text: str | None = None, **md,
+    name: str,
+    *,
+    version: str | None = "1.0.0",
+    files: dict[str, str] | None = None,
+    folder: bool = True,
+    text: str | None = None,
+    **md,
 ) -> bytes:
     entries = {"SKILL.md": text if text is not None else skill_md(name, version=version, **md), **(files or {})}
     buffer = io.BytesIO()
@@ -93,7 +100,10 @@ def _isolated(settings, tmp_path: Path):
     settings.SKILLYARD_CHECKS_ENABLED = False
     settings.STORAGES = {
         **settings.STORAGES,
-        "archives": {"BACKEND": "registry.storage.FileSystemArchiveStorage", "OPTIONS": {"location": str(tmp_path / "archives")}},
+        "archives": {
+            "BACKEND": "registry.storage.FileSystemArchiveStorage",
+            "OPTIONS": {"location": str(tmp_path / "archives")},
+        },
     }
     yield
     cache.clear()

@@ -34,8 +34,9 @@ def test_a_published_version_starts_with_three_pending_checks(alice_api):
 
 
 def test_checks_fill_the_version_detail_contract(alice_api):
-    detail = publish_and_check(alice_api, "clean-skill", SAFE,
-                               description="Greets people. Use when the user wants a friendly hello.")
+    detail = publish_and_check(
+        alice_api, "clean-skill", SAFE, description="Greets people. Use when the user wants a friendly hello."
+    )
     scan, manifest, tests = (detail["checks"][n] for n in ("scan", "manifest", "tests"))
     assert all(c["status"] == "done" and c["started_at"] and c["finished_at"] for c in (scan, manifest, tests))
     assert scan["verdict"] == "pass" and scan["findings"] == []
@@ -115,7 +116,10 @@ def no_docker(monkeypatch):
 
 
 def test_tests_check_without_a_docker_daemon_is_an_error_with_the_reason(alice_api, no_docker):
-    assert alice_api.publish("tested", make_zip("tested", files={"tests/test_a.py": "import unittest\n"})).status_code == 201
+    assert (
+        alice_api.publish("tested", make_zip("tested", files={"tests/test_a.py": "import unittest\n"})).status_code
+        == 201
+    )
     version = SkillVersion.objects.get(skill__name="tested")
     assert run_check_now(version.id, "tests") == "error"
     tests = alice_api.get("/api/v1/skills/tested/versions/1.0.0").json()["checks"]["tests"]

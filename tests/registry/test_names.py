@@ -30,7 +30,9 @@ def test_confusable_names_share_a_canonical_form(a, b):
     assert names_confusable(a, b)
 
 
-@pytest.mark.parametrize(("a", "b"), [("pdf-tools", "pdftools"), ("pdf-tools", "pdf-tool"), ("abc", "abd"), ("o1", "o2")])
+@pytest.mark.parametrize(
+    ("a", "b"), [("pdf-tools", "pdftools"), ("pdf-tools", "pdf-tool"), ("abc", "abd"), ("o1", "o2")]
+)
 def test_distinct_names_stay_distinct(a, b):
     assert not names_confusable(a, b)
 
@@ -91,9 +93,10 @@ def test_taken_private_deleted_and_confusable_names_get_one_indistinguishable_an
     assert alice_api.publish("gone-one", make_zip("gone-one")).status_code == 201
     assert alice_api.delete("/api/v1/skills/gone-one").status_code == 204
     answers = {
-        name: bob_api.publish(name, make_zip(name))
-        for name in ("public-one", "secret-one", "gone-one", "secret-0ne")
+        name: bob_api.publish(name, make_zip(name)) for name in ("public-one", "secret-one", "gone-one", "secret-0ne")
     }
-    shapes = {(r.status_code, r.json()["code"], r.json()["detail"].replace(repr(n), "NAME")) for n, r in answers.items()}
+    shapes = {
+        (r.status_code, r.json()["code"], r.json()["detail"].replace(repr(n), "NAME")) for n, r in answers.items()
+    }
     assert len(shapes) == 1 and next(iter(shapes))[:2] == (409, "name.unavailable")
     assert all("secret-one" not in r.content.decode() for n, r in answers.items() if n != "secret-one")

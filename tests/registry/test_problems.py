@@ -36,7 +36,10 @@ def test_unexpected_error_is_a_500_problem(settings):
 
 
 def test_throttled_requests_get_429_with_retry_after(settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "3/min", "user": "100/min", "publish": "1/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "3/min", "user": "100/min", "publish": "1/min"},
+    }
     client = Client()
     answers = [client.get("/api/v1/skills") for _ in range(4)]
     assert [a.status_code for a in answers[:3]] == [200, 200, 200]
@@ -45,7 +48,10 @@ def test_throttled_requests_get_429_with_retry_after(settings):
 
 
 def test_publish_has_its_own_tighter_throttle(settings, alice, token_for):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "100/min", "user": "100/min", "publish": "1/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "100/min", "user": "100/min", "publish": "1/min"},
+    }
     from tests.registry.conftest import make_zip
 
     api = Api(token_for(alice, "publish"))
@@ -58,8 +64,15 @@ def test_openapi_schema_lists_the_contract():
     response = Client().get("/api/v1/schema/", {"format": "json"})
     assert response.status_code == 200
     paths = response.json()["paths"]
-    for path in ("/api/v1/skills", "/api/v1/skills/{name}", "/api/v1/skills/{name}/versions",
-                 "/api/v1/skills/{name}/download", "/api/v1/tokens", "/api/v1/orgs", "/api/v1/me"):
+    for path in (
+        "/api/v1/skills",
+        "/api/v1/skills/{name}",
+        "/api/v1/skills/{name}/versions",
+        "/api/v1/skills/{name}/download",
+        "/api/v1/tokens",
+        "/api/v1/orgs",
+        "/api/v1/me",
+    ):
         assert path in paths
 
 

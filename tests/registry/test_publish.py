@@ -117,7 +117,12 @@ def test_publish_metadata_version_is_used(alice_api):
 
 @pytest.mark.parametrize(
     ("given", "code"),
-    [("1.0", "version.invalid"), ("01.0.0", "version.invalid"), ("1.0.0+build.5", "version.build_metadata"), ("1.0.1", "version.mismatch")],
+    [
+        ("1.0", "version.invalid"),
+        ("01.0.0", "version.invalid"),
+        ("1.0.0+build.5", "version.build_metadata"),
+        ("1.0.1", "version.mismatch"),
+    ],
 )
 def test_publish_bad_version_field_is_422(alice_api, given, code):
     response = alice_api.publish("pdf-tools", make_zip("pdf-tools", version="1.0.0"), version=given)
@@ -193,8 +198,12 @@ def test_publish_owner_is_fixed_after_first_publish(alice_api):
 
 
 def test_publish_keeps_warnings_and_latest_summary(alice_api):
-    assert alice_api.publish("pdf-tools", make_zip("pdf-tools", version="2.0.0", description="Second.")).status_code == 201
-    assert alice_api.publish("pdf-tools", make_zip("pdf-tools", version="1.5.0", description="Older.")).status_code == 201
+    assert (
+        alice_api.publish("pdf-tools", make_zip("pdf-tools", version="2.0.0", description="Second.")).status_code == 201
+    )
+    assert (
+        alice_api.publish("pdf-tools", make_zip("pdf-tools", version="1.5.0", description="Older.")).status_code == 201
+    )
     assert Skill.objects.get(name="pdf-tools").description == "Second."
     detail = alice_api.get("/api/v1/skills/pdf-tools/versions/1.5.0").json()
     assert isinstance(detail["warnings"], list)

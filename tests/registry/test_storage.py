@@ -26,7 +26,8 @@ def s3_endpoint():
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
     while not tcp_open("127.0.0.1", port) and time.monotonic() < deadline and server.poll() is None:
@@ -47,9 +48,16 @@ def s3_archives(settings, s3_endpoint):
         **settings.STORAGES,
         "archives": {
             "BACKEND": "registry.storage.S3ArchiveStorage",
-            "OPTIONS": {"bucket_name": bucket, "endpoint_url": s3_endpoint, "access_key": "testing",
-                        "secret_key": "testing", "region_name": "us-east-1", "addressing_style": "path",
-                        "file_overwrite": False, "default_acl": None},
+            "OPTIONS": {
+                "bucket_name": bucket,
+                "endpoint_url": s3_endpoint,
+                "access_key": "testing",
+                "secret_key": "testing",
+                "region_name": "us-east-1",
+                "addressing_style": "path",
+                "file_overwrite": False,
+                "default_acl": None,
+            },
         },
     }
     return client, bucket

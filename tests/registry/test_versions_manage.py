@@ -83,7 +83,10 @@ def test_yanking_the_latest_moves_the_default(skill):
 
 
 def test_deprecation_is_shown_and_clearable(skill):
-    assert skill.post("/api/v1/skills/tool/versions/1.0.0/deprecate", {"message": "use 2.x"}).json()["deprecated"] == "use 2.x"
+    assert (
+        skill.post("/api/v1/skills/tool/versions/1.0.0/deprecate", {"message": "use 2.x"}).json()["deprecated"]
+        == "use 2.x"
+    )
     assert skill.get("/api/v1/skills/tool/versions/1.0.0/download")["X-Skill-Deprecated"] == "use 2.x"
     assert skill.post("/api/v1/skills/tool/versions/1.0.0/deprecate", {"message": ""}).json()["deprecated"] == ""
 

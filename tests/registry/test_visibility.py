@@ -85,7 +85,10 @@ def test_private_skill_is_visible_only_to_members(world, caller, endpoint):
         if "well-known" in endpoint or endpoint == "list":
             assert "open-skill" in names_in(response)
     else:
-        assert response.status_code == (200 if visible else 404), (response.status_code, getattr(response, "data", None))
+        assert response.status_code == (200 if visible else 404), (
+            response.status_code,
+            getattr(response, "data", None),
+        )
         if not visible:
             assert response.json()["code"] in {"skill.not_found", "version.not_found"}
 

@@ -19,12 +19,14 @@ def engine(name: str) -> Callable[..., dict]:
         from worker.engines.manifest import LLMConfig, generate_manifest
 
         return lambda *, archive, digest: generate_manifest(
-            archive=archive, digest=digest, config=LLMConfig.from_env(), cache=cache)
+            archive=archive, digest=digest, config=LLMConfig.from_env(), cache=cache
+        )
     if name == "tests":
         from django.conf import settings
 
         from worker.engines.tests import run_tests
 
-        return lambda *, archive, digest: run_tests(archive=archive, digest=digest,
-                                                    backend=settings.SKILLYARD_TESTS_BACKEND)
+        return lambda *, archive, digest: run_tests(
+            archive=archive, digest=digest, backend=settings.SKILLYARD_TESTS_BACKEND
+        )
     raise KeyError(name)

@@ -32,6 +32,7 @@ MAX_BODY_CHARS = 12_000  # the start of SKILL.md says what a skill is for; keeps
 CACHE_SECONDS = 30 * 24 * 3600  # the same bytes give the same manifest; a month bounds stale prompts
 MAX_KEYWORDS, MAX_PHRASES, MAX_QUERIES = 20, 15, 20  # DESIGN §7
 
+
 def _strings(min_items: int, min_length: int, max_length: int) -> dict:
     item = {"type": "string", "minLength": min_length, "maxLength": max_length}
     return {"type": "array", "items": item, "minItems": min_items, "maxItems": 30}
@@ -81,8 +82,12 @@ class LLMConfig:
         base, model, key = (env.get(f"SKILLYARD_LLM_{n}", "").strip() for n in ("BASE_URL", "MODEL", "API_KEY"))
         if not (base and model and key):
             return None
-        return cls(base_url=base.rstrip("/"), model=model, api_key=key,
-                   timeout=float(env.get("SKILLYARD_LLM_TIMEOUT", cls.timeout)))
+        return cls(
+            base_url=base.rstrip("/"),
+            model=model,
+            api_key=key,
+            timeout=float(env.get("SKILLYARD_LLM_TIMEOUT", cls.timeout)),
+        )
 
 
 class LLMFailure(Exception):
@@ -153,8 +158,12 @@ def _chat(client: httpx.Client, config: LLMConfig, messages: list[dict], sleep: 
         response = client.post(
             f"{config.base_url}/chat/completions",
             headers={"Authorization": f"Bearer {config.api_key}"},
-            json={"model": config.model, "messages": messages, "temperature": 0.2,
-                  "response_format": {"type": "json_object"}},
+            json={
+                "model": config.model,
+                "messages": messages,
+                "temperature": 0.2,
+                "response_format": {"type": "json_object"},
+            },
         )
         if response.status_code == 429 and not waited:
             delay = _retry_after(response)
@@ -216,10 +225,12 @@ def _normalised(data: dict) -> dict:
 
 def _skill_text(manifest: Manifest, body: str) -> str:
     triggers = [*manifest.triggers.keywords, *manifest.triggers.verbs]
-    return "\n".join([
-        f"name: {manifest.name}",
-        f"description: {manifest.description}",
-        *([f"triggers: {', '.join(triggers)}"] if triggers else []),
-        "SKILL.md body:",
-        body[:MAX_BODY_CHARS],
-    ])
+    return "\n".join(
+        [
+            f"name: {manifest.name}",
+            f"description: {manifest.description}",
+            *([f"triggers: {', '.join(triggers)}"] if triggers else []),
+            "SKILL.md body:",
+            body[:MAX_BODY_CHARS],
+        ]
+    )

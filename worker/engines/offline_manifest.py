@@ -34,7 +34,9 @@ _WHO = re.compile(
     re.IGNORECASE,
 )
 _LIST_SPLIT = re.compile(r",\s*(?:or|and)\s+|\s*;\s*|,\s+|\s+or\s+(?=\w+ing\b)", re.IGNORECASE)
-_WHEN_SECTION = re.compile(r"\b(?:when to use|use cases?|use this skill when|triggers?|example (?:requests|prompts))\b", re.I)
+_WHEN_SECTION = re.compile(
+    r"\b(?:when to use|use cases?|use this skill when|triggers?|example (?:requests|prompts))\b", re.I
+)
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.+?)\s*$")
 _MARKUP = re.compile(r"[`*_\[\]<>\"“”]|\(https?://[^)]*\)")
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{3,200})[\"”]")
@@ -50,13 +52,23 @@ _GENERIC_HEADINGS = frozenset(
 # A small fixed vocabulary, so offline categories group skills the way a catalog filter does.
 CATEGORIES: dict[str, frozenset[str]] = {
     "documents": frozenset("pdf docx word document documents xlsx excel spreadsheet pptx slides powerpoint".split()),
-    "development": frozenset("code coding git commit commits github repository refactor debug debugging api typescript python javascript rust test tests testing pull lint build compiler".split()),
-    "devops": frozenset("deploy deployment kubernetes docker terraform ci cd pipeline cloud aws gcp azure server infrastructure monitoring".split()),
-    "data": frozenset("data csv sql database query analytics dataset pandas chart charts visualization statistics etl".split()),
-    "writing": frozenset("write writing blog article copy content essay edit editing resume email newsletter story".split()),
+    "development": frozenset(
+        "code coding git commit commits github repository refactor debug debugging api typescript python javascript rust test tests testing pull lint build compiler".split()
+    ),
+    "devops": frozenset(
+        "deploy deployment kubernetes docker terraform ci cd pipeline cloud aws gcp azure server infrastructure monitoring".split()
+    ),
+    "data": frozenset(
+        "data csv sql database query analytics dataset pandas chart charts visualization statistics etl".split()
+    ),
+    "writing": frozenset(
+        "write writing blog article copy content essay edit editing resume email newsletter story".split()
+    ),
     "design": frozenset("design ui ux figma css theme color colors brand logo image images art canvas svg".split()),
     "communication": frozenset("slack discord whatsapp telegram message messages chat sms teams notification".split()),
-    "productivity": frozenset("calendar notes todo task tasks schedule meeting meetings notion organize reminder".split()),
+    "productivity": frozenset(
+        "calendar notes todo task tasks schedule meeting meetings notion organize reminder".split()
+    ),
     "security": frozenset("security vulnerability audit secrets secret auth authentication scan pentest".split()),
     "research": frozenset("research search paper papers science scientific literature web scrape browse".split()),
     "media": frozenset("video audio music podcast youtube spotify gif photo transcribe".split()),

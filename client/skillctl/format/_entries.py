@@ -63,9 +63,7 @@ class _Guarded:
         try:
             return self._stream.read(size)
         except _READ_ERRORS as exc:
-            raise refused(
-                "archive.truncated", f"cannot read the entry: {exc}", location(self._name)
-            ) from None
+            raise refused("archive.truncated", f"cannot read the entry: {exc}", location(self._name)) from None
 
 
 @contextmanager
@@ -75,9 +73,7 @@ def reading(member: Member) -> Iterator[_Guarded]:
     try:
         stream = member.open()
     except _READ_ERRORS as exc:
-        raise refused(
-            "archive.truncated", f"cannot open the entry: {exc}", location(member.name)
-        ) from None
+        raise refused("archive.truncated", f"cannot open the entry: {exc}", location(member.name)) from None
     with stream:
         yield _Guarded(stream, member.name)
 
@@ -101,9 +97,7 @@ def check_path(name: str, limits: Limits) -> tuple[tuple[str, ...], list[Finding
     if name == "":
         return (), [error("archive.path_empty", "an entry has an empty name", loc)]
     if any(_is_control(c) for c in name):
-        return (), [
-            error("archive.path_control_char", "the path contains a control character", loc)
-        ]
+        return (), [error("archive.path_control_char", "the path contains a control character", loc)]
     if any(0xD800 <= ord(c) <= 0xDFFF for c in name):  # undecodable bytes, kept by surrogateescape
         return (), [error("archive.path_encoding", "the path is not valid UTF-8", loc)]
     problems = []
@@ -145,9 +139,7 @@ def kind_problem(member: Member) -> Finding | None:
     if member.kind == HARDLINK:
         return error("archive.hardlink", "hard links are not allowed", loc)
     if member.kind == SPECIAL:
-        return error(
-            "archive.special_file", "devices, FIFOs and other special files are not allowed", loc
-        )
+        return error("archive.special_file", "devices, FIFOs and other special files are not allowed", loc)
     return None
 
 
@@ -168,9 +160,7 @@ def collisions(entries: list[tuple[tuple[str, ...], str]]) -> list[Finding]:
     return findings
 
 
-def _collision(
-    path: str, kind: str, kinds: dict[str, str], folded: dict[str, str]
-) -> list[Finding]:
+def _collision(path: str, kind: str, kinds: dict[str, str], folded: dict[str, str]) -> list[Finding]:
     seen = kinds.get(path)
     if seen is not None:
         if seen == DIR and kind == DIR:  # folders may be listed again and implied by their files

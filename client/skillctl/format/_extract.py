@@ -30,9 +30,7 @@ from skillctl.format._entries import (
 from skillctl.format.limits import Limits
 from skillctl.format.report import FileEntry
 
-_CREATE = (
-    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def write_members(
@@ -61,9 +59,7 @@ def write_members(
                 location(member.name),
             )
         if fold(entry.path) in written:
-            raise refused(
-                "archive.name_collision", "two files would share a path", location(member.name)
-            )
+            raise refused("archive.name_collision", "two files would share a path", location(member.name))
         written.add(fold(entry.path))
         budget -= _write_file(member, into, rel, entry, budget)
     if wanted:
@@ -79,9 +75,7 @@ def _relative(member: Member, root: tuple[str, ...], limits: Limits) -> tuple[st
         return parts[len(root) :]
     if member.kind == DIR and parts == root[: len(parts)]:  # the root folder's own entry
         return ()
-    raise refused(
-        "archive.multiple_roots", "an entry outside the skill's folder", location(member.name)
-    )
+    raise refused("archive.multiple_roots", "an entry outside the skill's folder", location(member.name))
 
 
 def _make_dirs(into: Path, parts: tuple[str, ...]) -> Path:
@@ -93,15 +87,11 @@ def _make_dirs(into: Path, parts: tuple[str, ...]) -> Path:
             os.chmod(path, 0o755)  # the umask must not decide who can read an installed skill
         except FileExistsError:
             if path.is_symlink() or not path.is_dir():
-                raise refused(
-                    "archive.duplicate_entry", "a folder and a file share a path", str(path)
-                ) from None
+                raise refused("archive.duplicate_entry", "a folder and a file share a path", str(path)) from None
     return path
 
 
-def _write_file(
-    member: Member, into: Path, rel: tuple[str, ...], entry: FileEntry, budget: int
-) -> int:
+def _write_file(member: Member, into: Path, rel: tuple[str, ...], entry: FileEntry, budget: int) -> int:
     assert member.kind == FILE
     target = _make_dirs(into, rel[:-1]) / rel[-1]
     digest, size = hashlib.sha256(), 0
@@ -120,8 +110,6 @@ def _write_file(
             digest.update(chunk)
             out.write(chunk)
     if size != entry.size or digest.hexdigest() != entry.sha256:
-        raise refused(
-            "archive.truncated", "an entry changed since it was inspected", location(member.name)
-        )
+        raise refused("archive.truncated", "an entry changed since it was inspected", location(member.name))
     os.chmod(target, 0o755 if member.mode & 0o111 else 0o644)
     return size

@@ -73,9 +73,7 @@ def _walk(folder: Path, prefix: str, patterns: list[str], out: list[Selected]) -
             executable = bool(entry.stat(follow_symlinks=False).st_mode & 0o111)
             out.append(Selected(rel, Path(entry.path), executable))
         else:
-            raise refused(
-                "archive.special_file", "devices, FIFOs and sockets cannot be packed", rel
-            )
+            raise refused("archive.special_file", "devices, FIFOs and sockets cannot be packed", rel)
 
 
 def _ignored(rel: str, name: str, is_dir: bool, patterns: list[str]) -> bool:
@@ -103,9 +101,7 @@ def file_entry(item: Selected) -> FileEntry:
 
 
 def _read(item: Selected) -> tuple[bytes, FileEntry]:
-    data = (
-        item.source.read_bytes()
-    )  # whole: a skill is at most 50 MiB, and size must be known first
+    data = item.source.read_bytes()  # whole: a skill is at most 50 MiB, and size must be known first
     return data, FileEntry(item.path, len(data), hashlib.sha256(data).hexdigest())
 
 
@@ -117,18 +113,14 @@ def write_zip(selected: list[Selected], out: BinaryIO) -> list[FileEntry]:
             info = zipfile.ZipInfo(item.path, date_time=ZIP_DATE)
             info.create_system = 3  # Unix, so the mode bits below mean what they say
             info.external_attr = (stat.S_IFREG | item.mode) << 16
-            zf.writestr(
-                info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL
-            )
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL)
             entries.append(entry)
     return entries
 
 
 def write_tar_gz(selected: list[Selected], out: BinaryIO) -> list[FileEntry]:
     entries = []
-    with gzip.GzipFile(
-        filename="", mode="wb", fileobj=out, mtime=GZIP_MTIME, compresslevel=COMPRESS_LEVEL
-    ) as gz:
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=GZIP_MTIME, compresslevel=COMPRESS_LEVEL) as gz:
         with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for item in selected:
                 data, entry = _read(item)

@@ -63,9 +63,7 @@ class Scan:
                 entry.size, entry.sha256 = self._read(member, parts)
             self.entries.append(entry)
         elif member.kind != DIR:  # "./" names the archive's own root folder; a file cannot
-            self.findings.append(
-                error("archive.path_empty", "an entry has an empty name", location(member.name))
-            )
+            self.findings.append(error("archive.path_empty", "an entry has an empty name", location(member.name)))
 
     def _read(self, member: Member, parts: tuple[str, ...]) -> tuple[int, str]:
         keep, cap = self._keep(parts), self.limits.max_skill_md_bytes + 1
@@ -89,9 +87,7 @@ class Scan:
                 if keep and len(kept) < cap:
                     kept += chunk[: cap - len(kept)]
         if size != member.size:
-            raise refused(
-                "archive.truncated", "less data than the header declares", location(member.name)
-            )
+            raise refused("archive.truncated", "less data than the header declares", location(member.name))
         if keep:
             self.kept[parts] = bytes(kept)
         return size, digest.hexdigest()
@@ -147,13 +143,9 @@ def find_root(entries: list[Entry]) -> tuple[tuple[str, ...] | None, Finding | N
         return (), None
     homes = sorted({p[0] for p in files if len(p) == 2 and p[1].casefold() == SKILL_MD})
     if not homes:
-        return None, error(
-            "archive.no_skill_md", "no SKILL.md at the root or in a single top-level folder"
-        )
+        return None, error("archive.no_skill_md", "no SKILL.md at the root or in a single top-level folder")
     if len(homes) > 1:
-        return None, error(
-            "archive.multiple_roots", f"SKILL.md in several folders: {', '.join(homes)}"
-        )
+        return None, error("archive.multiple_roots", f"SKILL.md in several folders: {', '.join(homes)}")
     others = sorted({e.parts[0] for e in entries} - {homes[0]})
     if others:
         finder = " (macOS Finder adds __MACOSX; `skillctl pack` makes a clean archive)" if "__MACOSX" in others else ""

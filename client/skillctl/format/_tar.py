@@ -76,16 +76,12 @@ class BoundedGunzip:
             self._data, self._pos = rest, 0
             self._inflater = zlib.decompressobj(_GZIP_WBITS)
         else:
-            raise refused(
-                "archive.leading_data", f"{len(rest)} bytes after the end of the gzip stream"
-            )
+            raise refused("archive.leading_data", f"{len(rest)} bytes after the end of the gzip stream")
 
     def _count(self, out: bytes) -> bytes:
         self.produced += len(out)
         if self.produced > self._budget:
-            raise refused(
-                "archive.unpacked_too_large", f"unpacks to more than {self._budget} bytes"
-            )
+            raise refused("archive.unpacked_too_large", f"unpacks to more than {self._budget} bytes")
         self._tail += out
         del self._tail[:-_TAIL_KEPT]
         return out
@@ -98,11 +94,7 @@ class BoundedGunzip:
 
 def iter_tar(data: bytes, limits: Limits) -> Iterator[Member]:
     """Members as they stream by; a file's ``open`` is valid until the next member is read."""
-    budget = (
-        limits.max_unpacked_bytes
-        + limits.max_entries * _HEADER_BUDGET_PER_ENTRY
-        + _HEADER_BUDGET_FIXED
-    )
+    budget = limits.max_unpacked_bytes + limits.max_entries * _HEADER_BUDGET_PER_ENTRY + _HEADER_BUDGET_FIXED
     stream = BoundedGunzip(data, budget)
     archive = _open(stream)
     declared = entries = 0

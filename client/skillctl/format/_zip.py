@@ -58,9 +58,7 @@ def read_zip(data: bytes, limits: Limits) -> list[Member]:
     if not infos:
         raise refused("archive.empty", "the zip has no entries")
     if len(infos) > limits.max_entries:
-        raise refused(
-            "archive.too_many_entries", f"{len(infos)} entries (max {limits.max_entries})"
-        )
+        raise refused("archive.too_many_entries", f"{len(infos)} entries (max {limits.max_entries})")
     problems = [p for info in infos for p in _entry_problems(info)]
     problems += _layout_problems(data, zf.start_dir, infos)
     problems += _size_problems(infos, limits)
@@ -77,9 +75,7 @@ def _open(data: bytes) -> tuple[zipfile.ZipFile, list]:
     except _CORRUPT as exc:
         raise refused("archive.truncated", f"the zip directory cannot be read: {exc}") from None
     if not endrec or len(zf.infolist()) != endrec[zipfile._ECD_ENTRIES_TOTAL]:
-        raise refused(
-            "archive.truncated", "the zip directory does not hold the entries it declares"
-        )
+        raise refused("archive.truncated", "the zip directory does not hold the entries it declares")
     return zf, endrec
 
 
@@ -90,15 +86,11 @@ def _check_tail(data: bytes, zf: zipfile.ZipFile, endrec: list) -> None:
     if declared_end > len(data):
         raise refused("archive.truncated", "the zip ends inside its end record's comment")
     if declared_end < len(data):
-        raise refused(
-            "archive.leading_data", f"{len(data) - declared_end} bytes after the end of the zip"
-        )
+        raise refused("archive.leading_data", f"{len(data) - declared_end} bytes after the end of the zip")
     zip64 = endrec[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64
     gap = end_at - (zf.start_dir + endrec[zipfile._ECD_SIZE])
     if gap != (_ZIP64_END_SIZE if zip64 else 0):
-        raise refused(
-            "archive.leading_data", "data between the central directory and the end record"
-        )
+        raise refused("archive.leading_data", "data between the central directory and the end record")
 
 
 def _entry_problems(info: zipfile.ZipInfo) -> list[Finding]:
@@ -106,9 +98,7 @@ def _entry_problems(info: zipfile.ZipInfo) -> list[Finding]:
     if info.flag_bits & _ENCRYPTED or info.compress_type == _AES:
         return [error("archive.encrypted", "the entry is encrypted", loc)]
     if info.compress_type not in _ALLOWED_METHODS:
-        return [
-            error("archive.compression_method", f"compression method {info.compress_type}", loc)
-        ]
+        return [error("archive.compression_method", f"compression method {info.compress_type}", loc)]
     if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
         return [error("archive.header_mismatch", "a stored entry's sizes differ", loc)]
     if info.orig_filename.endswith("/") and info.file_size:
@@ -129,9 +119,7 @@ def _layout_problems(data: bytes, start_dir: int, infos: list[zipfile.ZipInfo]) 
             return [problem]
         expected = end
     if expected != start_dir:
-        return [
-            error("archive.leading_data", "data between the last entry and the central directory")
-        ]
+        return [error("archive.leading_data", "data between the last entry and the central directory")]
     return []
 
 
@@ -151,9 +139,7 @@ def _local_entry_end(data: bytes, info: zipfile.ZipInfo) -> tuple[int, Finding |
         or (flags ^ info.flag_bits) & _ENCRYPTED
         or (sizes_inline and (csize, usize) != (info.compress_size, info.file_size))
     ):
-        return 0, error(
-            "archive.header_mismatch", "the local header's method, flags or sizes differ", loc
-        )
+        return 0, error("archive.header_mismatch", "the local header's method, flags or sizes differ", loc)
     end = at + _LOCAL.size + name_len + extra_len + info.compress_size
     if flags & _DATA_DESCRIPTOR:
         end += _descriptor_size(data, end, _has_zip64_extra(extra))
@@ -219,10 +205,6 @@ def _kind(info: zipfile.ZipInfo, mode: int) -> str:
         return SYMLINK
     if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
         return SPECIAL
-    if (
-        info.orig_filename.endswith("/")
-        or file_type == stat.S_IFDIR
-        or info.external_attr & _MSDOS_DIR
-    ):
+    if info.orig_filename.endswith("/") or file_type == stat.S_IFDIR or info.external_attr & _MSDOS_DIR:
         return DIR
     return FILE

@@ -176,9 +176,7 @@ def _members(kind: str, data: bytes, limits: Limits) -> Iterable[Member]:
 # --- extraction ----------------------------------------------------------------------------
 
 
-def extract_archive(
-    source: Source, dest: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS
-) -> Path:
+def extract_archive(source: Source, dest: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Path:
     """Extract the skill in ``source`` to ``dest`` (which must not exist) atomically.
 
     Raises :class:`ArchiveError` when the archive is refused (nothing is written then), and
@@ -213,9 +211,7 @@ def extract_archive(
 def _write(data: bytes, inspection: ArchiveInspection, staging: Path, limits: Limits) -> None:
     root = tuple(p for p in inspection.root.split("/") if p not in ("", "."))
     try:
-        _extract.write_members(
-            _members(inspection.kind, data, limits), root, inspection.files, staging, limits
-        )
+        _extract.write_members(_members(inspection.kind, data, limits), root, inspection.files, staging, limits)
     except Refused as stop:
         raise ArchiveError(stop.findings) from None
 

@@ -291,9 +291,13 @@ def _mcp(value: Any, path: str, soft: bool, r: Reader) -> McpSpec | None:
         transport=r.text(block.get("transport"), f"{path}.transport", soft=soft),
         env={str(k): "" if v is None else str(v) for k, v in env.items()},
         startup_timeout=r.number(
-            first([block], "startup_timeout", "startupTimeout", "startup_timeout_sec")[0], f"{path}.startup_timeout", soft=soft
+            first([block], "startup_timeout", "startupTimeout", "startup_timeout_sec")[0],
+            f"{path}.startup_timeout",
+            soft=soft,
         ),
-        idle_timeout=r.number(first([block], "idle_timeout", "idleTimeout", "idle_timeout_sec")[0], f"{path}.idle_timeout", soft=soft),
+        idle_timeout=r.number(
+            first([block], "idle_timeout", "idleTimeout", "idle_timeout_sec")[0], f"{path}.idle_timeout", soft=soft
+        ),
     )
 
 
@@ -380,5 +384,7 @@ def _runtime(value: Any, skill_json: dict, r: Reader) -> RuntimeSpec | None:
     )
     spec.runtime = r.text(get("runtime"), "runtime.runtime") or spec.runtime
     if spec.entrypoint.startswith("/") or ".." in PurePosixPath(spec.entrypoint).parts:
-        r.findings.append(error("field.value", "runtime.entrypoint must be a path inside the skill", r.where("runtime")))
+        r.findings.append(
+            error("field.value", "runtime.entrypoint must be a path inside the skill", r.where("runtime"))
+        )
     return spec

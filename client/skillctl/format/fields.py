@@ -84,9 +84,7 @@ def _check_name(name: str, raw: Any, r: Reader, folder_name: str | None, strict:
         )
     if folder_name and folder_name != name:
         make = error if strict else warning
-        r.findings.append(
-            make("name.folder_mismatch", f"name {name!r} differs from its folder {folder_name!r}", where)
-        )
+        r.findings.append(make("name.folder_mismatch", f"name {name!r} differs from its folder {folder_name!r}", where))
 
 
 def _check_description(text: str, raw: Any, r: Reader) -> None:

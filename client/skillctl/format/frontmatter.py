@@ -84,9 +84,7 @@ def split(text: str, location: str) -> Frontmatter:
     result = Frontmatter()
     first, sep, rest = text.partition("\n")
     if first.rstrip("\r").rstrip() != "---":
-        result.findings.append(
-            error("frontmatter.missing", "SKILL.md must start with a '---' line", f"{location}:1")
-        )
+        result.findings.append(error("frontmatter.missing", "SKILL.md must start with a '---' line", f"{location}:1"))
         result.body = text
         return result
     lines = rest.split("\n")
@@ -95,9 +93,7 @@ def split(text: str, location: str) -> Frontmatter:
             result.raw = "\n".join(x.rstrip("\r") for x in lines[:index])
             result.body = "\n".join(lines[index + 1 :])
             return result
-    result.findings.append(
-        error("frontmatter.unclosed", "the frontmatter has no closing '---' line", f"{location}:1")
-    )
+    result.findings.append(error("frontmatter.unclosed", "the frontmatter has no closing '---' line", f"{location}:1"))
     return result
 
 
@@ -119,9 +115,7 @@ def load(result: Frontmatter, location: str) -> None:
             )
         loaded = retried
     if isinstance(loaded, TooComplex):
-        result.findings.append(
-            error("frontmatter.too_complex", str(loaded), f"{location}:{result.first_line}")
-        )
+        result.findings.append(error("frontmatter.too_complex", str(loaded), f"{location}:{result.first_line}"))
         return
     data, node, loader = loaded
     if data is None and not result.raw.strip():
@@ -197,9 +191,7 @@ def _check_size(root) -> None:  # noqa: ANN001
             count, chars = count + child_count, chars + child_chars
         open_nodes.discard(id(node))
         if count > MAX_EXPANDED_NODES:
-            raise TooComplex(
-                f"the frontmatter expands to more than {MAX_EXPANDED_NODES} values (YAML aliases?)"
-            )
+            raise TooComplex(f"the frontmatter expands to more than {MAX_EXPANDED_NODES} values (YAML aliases?)")
         if chars > MAX_EXPANDED_CHARS:
             raise TooComplex(
                 f"the frontmatter expands to more than {MAX_EXPANDED_CHARS // 1024} KiB of text"

@@ -36,9 +36,7 @@ def load_skill(path: str | os.PathLike, *, strict: bool = False, limits: Limits 
         elif target.name.lower().endswith(ARCHIVE_SUFFIXES):
             report = load_archive(target, strict=strict, limits=limits)
         else:
-            report = _failed(
-                "skill.unsupported_input", f"{given} is not a folder, a SKILL.md, a .zip or a .tar.gz"
-            )
+            report = _failed("skill.unsupported_input", f"{given} is not a folder, a SKILL.md, a .zip or a .tar.gz")
     except OSError as exc:
         report = _failed("skill.unreadable", f"{given}: {exc.strerror or exc}")
     report.path = given
@@ -78,7 +76,9 @@ def _load_skill_md(skill_md: Path, folder: Path, strict: bool, limits: Limits) -
     if size > limits.max_skill_md_bytes:  # refuse before reading a huge file into memory
         return SkillReport(
             path="",
-            findings=[error("skill.too_large", f"{location} is {size} bytes (max {limits.max_skill_md_bytes})", location)],
+            findings=[
+                error("skill.too_large", f"{location} is {size} bytes (max {limits.max_skill_md_bytes})", location)
+            ],
         )
     data = skill_md.read_bytes()
     skill_json_path = folder / SKILL_JSON

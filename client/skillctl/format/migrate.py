@@ -42,7 +42,6 @@ class Migration:
         return "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
 
 
-
 def plan_migration(path: str | os.PathLike) -> Migration:
     """Read the SKILL.md at ``path`` (or in that folder) and compute its migration."""
     target = Path(path)
@@ -101,7 +100,9 @@ def _rewrite(line: bytes) -> list[bytes] | None:
 def _display_lines(data: bytes) -> list[str]:
     """Lines for a diff a terminal can show (the bytes on disk are never decoded this way)."""
     text = data.decode("utf-8", "replace")
-    return [line + "\n" for line in text.split("\n")[:-1]] + ([text.rsplit("\n", 1)[-1]] if not text.endswith("\n") else [])
+    return [line + "\n" for line in text.split("\n")[:-1]] + (
+        [text.rsplit("\n", 1)[-1]] if not text.endswith("\n") else []
+    )
 
 
 def _flow_value(text: str):

@@ -118,4 +118,3 @@ def _skill_json(data: Any, findings: list[Finding]) -> dict:
         findings.append(error("skill.json_invalid", "skill.json must hold a JSON object", "skill.json"))
         return {}
     return value
-

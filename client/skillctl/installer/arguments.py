@@ -78,7 +78,9 @@ class Source:
     @classmethod
     def from_record(cls, name: str, record: dict[str, str], base: Path) -> Source:
         if record.get("git"):
-            return cls(SourceKind.GIT, location=record["git"], ref=record.get("ref", ""), subdir=record.get("subdir", ""))
+            return cls(
+                SourceKind.GIT, location=record["git"], ref=record.get("ref", ""), subdir=record.get("subdir", "")
+            )
         if record.get("url"):
             return cls(SourceKind.URL, location=record["url"])
         for key, kind in (("archive", SourceKind.ARCHIVE), ("path", SourceKind.FOLDER)):

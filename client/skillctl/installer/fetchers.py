@@ -57,13 +57,16 @@ def fetch_url(url: str, *, expected_sha256: str = "", reporter: Reporter | None 
                 raise NetworkError(
                     f"GET {url} answered {response.status_code}",
                     hint="Check the URL; it must serve a .zip or .tar.gz archive.",
-                 code="network.download_status")
+                    code="network.download_status",
+                )
             _stream_to(response, tmp, label=url.rsplit("/", 1)[-1], reporter=reporter or Reporter())
     except httpx.HTTPError as err:
         tmp.unlink(missing_ok=True)
         raise NetworkError(
-            f"could not download {url}: {err}", hint="Check the address and your connection."
-        , code="network.download_failed") from err
+            f"could not download {url}: {err}",
+            hint="Check the address and your connection.",
+            code="network.download_failed",
+        ) from err
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -74,7 +77,8 @@ def fetch_url(url: str, *, expected_sha256: str = "", reporter: Reporter | None 
             f"{url} served bytes with sha256 {sha}, but the lock expects {expected_sha256}",
             hint="The file changed since it was locked. If you trust the new file, run "
             "`skillctl update NAME`; otherwise keep the lock and investigate.",
-         code="integrity.url_sha256")
+            code="integrity.url_sha256",
+        )
     return cache.store(tmp, sha), sha
 
 
@@ -104,13 +108,16 @@ def _url_too_large(label: str, size: int, limit: int) -> SkillctlError:
 
 def fetch_archive_file(path: Path, *, expected_sha256: str = "") -> tuple[Path, str]:
     if not path.is_file():
-        raise SkillctlError(f"archive not found: {path}", hint="Check the path in skills.toml.", code="source.not_found")
+        raise SkillctlError(
+            f"archive not found: {path}", hint="Check the path in skills.toml.", code="source.not_found"
+        )
     entry, sha = cache.add_copy(path)
     if expected_sha256 and sha != expected_sha256:
         raise IntegrityError(
             f"{path} has sha256 {sha}, but the lock expects {expected_sha256}",
             hint="The archive changed since it was locked; run `skillctl update NAME` to accept it.",
-         code="integrity.archive_sha256")
+            code="integrity.archive_sha256",
+        )
     return entry, sha
 
 
@@ -119,7 +126,9 @@ def pack_folder(folder: Path) -> tuple[Path, str]:
     from skillctl.format import InvalidSkillError, pack_skill
 
     if not (folder / "SKILL.md").is_file():
-        raise SkillctlError(f"{folder} has no SKILL.md", hint="Point at the skill's own folder.", code="source.no_skill_md")
+        raise SkillctlError(
+            f"{folder} has no SKILL.md", hint="Point at the skill's own folder.", code="source.no_skill_md"
+        )
     part = cache.temp_path()
     tmp = part.with_suffix(".zip")
     part.unlink()
@@ -143,7 +152,9 @@ def fetch_git(url: str, ref: str, subdir: str, *, commit: str = "") -> tuple[Pat
     for value, what in ((url, "repository URL"), (ref, "ref"), (commit, "commit")):
         if value.startswith("-"):  # git would read it as an option (--upload-pack=... runs code)
             raise UsageError(
-                f"the git {what} {value!r} starts with '-'", hint="Give a URL and a ref, not options.", code="source.invalid"
+                f"the git {what} {value!r} starts with '-'",
+                hint="Give a URL and a ref, not options.",
+                code="source.invalid",
             )
     with tempfile.TemporaryDirectory(prefix="skillctl-git-") as tmp:
         checkout = Path(tmp) / "repo"
@@ -174,7 +185,9 @@ def _resolve_commit(checkout: Path, target: str, *, what: str) -> str:
             return _git("-C", str(checkout), *args, what=what).strip()
         except NetworkError:
             continue
-    raise NetworkError(f"{what}: no such branch, tag or commit", hint="Check the ref after '#'.", code="source.git_failed")
+    raise NetworkError(
+        f"{what}: no such branch, tag or commit", hint="Check the ref after '#'.", code="source.git_failed"
+    )
 
 
 def _git(*args: str, what: str = "") -> str:
@@ -223,7 +236,8 @@ def _from_git(source: Source, locked: Locked | None, reporter: Reporter) -> Fetc
             f"{source.describe()} at commit {commit[:12]} packs to sha256 {sha}, but the lock expects {locked.sha256}",
             hint="The repository was rewritten since it was locked; investigate before "
             "running `skillctl update` to accept it.",
-         code="integrity.git_sha256")
+            code="integrity.git_sha256",
+        )
     return Fetched(archive, sha, source, commit=commit)
 
 

@@ -10,8 +10,14 @@ from skillctl.installer.project import Locked, Scope
 from skillctl.installer.records import describe_locked
 
 
-def list_installed(*, project_root: Path | None = None, include_user: bool = False,
-                   only_user: bool = False, extra_dirs: list[Path] = (), config: Any = None) -> dict:
+def list_installed(
+    *,
+    project_root: Path | None = None,
+    include_user: bool = False,
+    only_user: bool = False,
+    extra_dirs: list[Path] = (),
+    config: Any = None,
+) -> dict:
     """Installed skills with scope, version, source and gating status, plus collisions."""
     from skillctl import discovery
 
@@ -19,15 +25,14 @@ def list_installed(*, project_root: Path | None = None, include_user: bool = Fal
     if only_user:
         found = discovery.discover_in(discovery.locate([("user", Scope.user().skills_dir)]))
     else:
-        found = discovery.discover(project_dir=project_scope.base, include_user=include_user,
-                                   extra_dirs=extra_dirs)
+        found = discovery.discover(project_dir=project_scope.base, include_user=include_user, extra_dirs=extra_dirs)
     skills = found.skills
-    locks = {"project": project.read_lock(project_scope.lock_path),
-             "user": project.read_lock(Scope.user().lock_path)}
+    locks = {"project": project.read_lock(project_scope.lock_path), "user": project.read_lock(Scope.user().lock_path)}
     names = {s.name for s in skills}
     rows = [_row(s, locks.get(s.scope, {}).get(s.name), config, names) for s in skills]
-    collisions = [{"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]}
-                  for c in found.collisions]
+    collisions = [
+        {"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]} for c in found.collisions
+    ]
     return {"skills": rows, "collisions": collisions}
 
 
@@ -49,5 +54,4 @@ def _gating(manifest, path: Path, config: Any, installed: set[str]) -> dict:
     except ImportError:
         return {"ok": None, "failures": []}
     result = check_gates(manifest, path, config=config, installed=installed)
-    return {"ok": result.ok,
-            "failures": [{"gate": f.gate, "reason": f.reason, "fix": f.fix} for f in result.failures]}
+    return {"ok": result.ok, "failures": [{"gate": f.gate, "reason": f.reason, "fix": f.fix} for f in result.failures]}

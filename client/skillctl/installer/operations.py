@@ -87,7 +87,11 @@ class Operations:
         parsed = [self._with_registry(parse_source(arg), registry) for arg in args]
         with self.session():
             self.preparer.warm(
-                [(self._effective(s), None) for s in parsed if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))]
+                [
+                    (self._effective(s), None)
+                    for s in parsed
+                    if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))
+                ]
             )
             # Every skill is resolved, fetched and verified before the first is placed: a name
             # that does not resolve, a download that fails or a sha256 that does not match
@@ -167,7 +171,12 @@ class Operations:
             wanted = self.wanted[name]
             wanted.agents = sorted(set(wanted.agents) | set(agents))
             agent_links.link(
-                name, self.scope.skills_dir / name, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force
+                name,
+                self.scope.skills_dir / name,
+                wanted.agents,
+                scope=self.scope.name,
+                base=self.scope.base,
+                force=self.force,
             )
             self.state.save()
 
@@ -182,9 +191,13 @@ class Operations:
                 out.append((name, f"{name} is in skills.toml but not in skills.lock"))
             elif not same_origin(wanted.source, locked.source):
                 out.append((name, f"{name}: skills.toml and skills.lock name different sources"))
-            elif source_kind(wanted.source) == "registry" and not self._satisfies(locked, wanted.source.get("version", "")):
+            elif source_kind(wanted.source) == "registry" and not self._satisfies(
+                locked, wanted.source.get("version", "")
+            ):
                 out.append((name, f"{name}: locked {locked.version} is outside {wanted.source['version']}"))
-        out += [(n, f"{n} is in skills.lock but not in skills.toml") for n in sorted(set(self.locked) - set(self.wanted))]
+        out += [
+            (n, f"{n} is in skills.lock but not in skills.toml") for n in sorted(set(self.locked) - set(self.wanted))
+        ]
         return out
 
     def sync(self, *, frozen: bool = False) -> list[Change]:
@@ -195,7 +208,8 @@ class Operations:
                 raise UsageError(
                     f"nothing to install: no {self.scope.manifest_path.name} here",
                     hint="Run `skillctl install NAME` to add a skill.",
-                 code="project.nothing_to_install")
+                    code="project.nothing_to_install",
+                )
             problems = self.disagreements()
             if frozen and problems:
                 raise SkillctlError(
@@ -224,11 +238,15 @@ class Operations:
             return self._install_one(source, wanted.agents)
         if not local_changes(target, locked.files):
             agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
-            return Change(name, Action.UNCHANGED, locked.version, locked.version, source.describe(), str(target), wanted.agents)
+            return Change(
+                name, Action.UNCHANGED, locked.version, locked.version, source.describe(), str(target), wanted.agents
+            )
         if target.is_dir() and not self.force:
             self.verifier.refuse_local_changes(name, locked)
         fetched = self.preparer.fetch(source, locked=locked)
-        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        return self.placer.place(
+            fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True
+        )
 
     # -- update --
 
@@ -239,7 +257,8 @@ class Operations:
                 raise UsageError(
                     f"not in {self.scope.manifest_path.name}: {', '.join(unknown)}",
                     hint="`skillctl list` shows what is installed.",
-                 code="project.not_in_manifest")
+                    code="project.not_in_manifest",
+                )
             changes: list[Change] = []
             refused: list[LocalChangesError] = []
             for name in names or sorted(self.wanted):
@@ -273,7 +292,9 @@ class Operations:
         if dry_run:
             return Change(name, Action.WOULD_UPDATE, locked.version, new_version, source.describe(), target)
         fetched = fetched or self.preparer.fetch(source)
-        return self.placer.place(fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True)
+        return self.placer.place(
+            fetched, wanted_source=wanted.source, agents=wanted.agents, expect_name=name, replace=True
+        )
 
     # -- uninstall and verify --
 

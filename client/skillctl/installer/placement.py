@@ -84,7 +84,7 @@ class Placer:
     def recover(self) -> None:
         work = self.scope.work_dir
         for old in sorted(work.glob("old-*")):
-            target = self.scope.skills_dir / old.name[len("old-"):]
+            target = self.scope.skills_dir / old.name[len("old-") :]
             if target.exists():
                 delete(old)  # the new version arrived whole: the old one goes
             else:
@@ -109,8 +109,15 @@ class Placer:
 
     # --- placing ------------------------------------------------------------------------
 
-    def place(self, fetched: Fetched, *, wanted_source: dict[str, str], agents: list[str],
-              expect_name: str = "", replace: bool = False) -> Change:
+    def place(
+        self,
+        fetched: Fetched,
+        *,
+        wanted_source: dict[str, str],
+        agents: list[str],
+        expect_name: str = "",
+        replace: bool = False,
+    ) -> Change:
         """Extract, validate and swap one skill into place, then record it."""
         from skillctl.format import folder_files
 
@@ -121,26 +128,39 @@ class Placer:
         if not replace:
             self._check_collision(name, fetched.source, wanted_source)
         locked = Locked(
-            name=name, version=fetched.version or declared_version(root), sha256=fetched.sha256,
+            name=name,
+            version=fetched.version or declared_version(root),
+            sha256=fetched.sha256,
             source={k: v for k, v in wanted_source.items() if k != "version"},
-            registry_url=fetched.registry_url, commit=fetched.commit,
+            registry_url=fetched.registry_url,
+            commit=fetched.commit,
             files={f.path: f.sha256 for f in folder_files(root)},
         )
         old_agents = self.state.wanted[name].agents if name in self.state.wanted else []
-        wanted = Wanted(name, wanted_source, sorted(set(old_agents) | set(agents)),
-                        self.state.wanted[name].extra if name in self.state.wanted else {})
+        wanted = Wanted(
+            name,
+            wanted_source,
+            sorted(set(old_agents) | set(agents)),
+            self.state.wanted[name].extra if name in self.state.wanted else {},
+        )
         crash_point("after_extract")
         self._swap(name, root, locked, wanted)
         shutil.rmtree(staging, ignore_errors=True)
         target = self.scope.skills_dir / name
-        agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base,
-                         force=self.force)
+        agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
         self._save_routing_manifest(fetched, name)
         action = Action.INSTALLED if previous is None else Action.UPDATED
         if previous and previous.sha256 == locked.sha256:
             action = Action.RESTORED  # the locked version, put back (folder deleted or edited)
-        return Change(name, action, previous.version if previous else "", locked.version,
-                      describe_locked(locked), str(target), wanted.agents)
+        return Change(
+            name,
+            action,
+            previous.version if previous else "",
+            locked.version,
+            describe_locked(locked),
+            str(target),
+            wanted.agents,
+        )
 
     def _extract(self, archive: Path, staging: Path) -> Path:
         from skillctl.format import ArchiveError, extract_archive
@@ -149,9 +169,11 @@ class Placer:
             root = Path(extract_archive(archive, staging))
         except ArchiveError as err:
             shutil.rmtree(staging, ignore_errors=True)
-            raise SkillctlError(f"refused archive {archive.name}: {err}",
-                                hint="The archive breaks the archive rules; nothing was installed.",
-                                code="install.archive_refused") from err
+            raise SkillctlError(
+                f"refused archive {archive.name}: {err}",
+                hint="The archive breaks the archive rules; nothing was installed.",
+                code="install.archive_refused",
+            ) from err
         if not (root / "SKILL.md").is_file():
             inner = [p for p in root.iterdir() if (p / "SKILL.md").is_file()]
             root = inner[0] if len(inner) == 1 else root
@@ -163,13 +185,18 @@ class Placer:
         report = load_skill(root)
         if not report.valid:
             codes = ", ".join(f"{f.code} ({f.message})" for f in report.errors)
-            raise SkillctlError(f"not a valid skill: {codes}", code="install.invalid_skill",
-                                hint="Nothing was installed. `skillctl validate` shows every finding.")
+            raise SkillctlError(
+                f"not a valid skill: {codes}",
+                code="install.invalid_skill",
+                hint="Nothing was installed. `skillctl validate` shows every finding.",
+            )
         name = report.name or ""
         if expect_name and name != expect_name:
-            raise SkillctlError(f"asked for {expect_name!r} but the archive holds skill {name!r}",
-                                hint="Nothing was installed; report this to the registry's owner.",
-                                code="install.name_mismatch")
+            raise SkillctlError(
+                f"asked for {expect_name!r} but the archive holds skill {name!r}",
+                hint="Nothing was installed; report this to the registry's owner.",
+                code="install.name_mismatch",
+            )
         return name
 
     def _check_collision(self, name: str, source: Source, wanted_source: dict[str, str]) -> None:
@@ -181,21 +208,21 @@ class Placer:
             return
         if self.force:
             return
-        where = describe_locked(self.state.locked[name]) if name in self.state.locked else (
-            f"folder {target}" if current is None else "skills.toml")
+        where = (
+            describe_locked(self.state.locked[name])
+            if name in self.state.locked
+            else (f"folder {target}" if current is None else "skills.toml")
+        )
         raise SkillctlError(
-            f"collision: {name} is already installed from {where}; refusing to replace it with "
-            f"{source.describe()}",
-            hint="Two sources provide a skill of this name. Uninstall the first, or pass --force "
-            "to replace it.",
+            f"collision: {name} is already installed from {where}; refusing to replace it with {source.describe()}",
+            hint="Two sources provide a skill of this name. Uninstall the first, or pass --force to replace it.",
             code="install.collision",
         )
 
     def _swap(self, name: str, new_root: Path, locked: Locked, wanted: Wanted) -> None:
         work, target = self.scope.work_dir, self.scope.skills_dir / name
         journal = work / f"journal-{name}.json"
-        fileio.atomic_write(journal, json.dumps(
-            {"name": name, "lock": locked.to_toml(), "wanted": wanted.to_toml()}))
+        fileio.atomic_write(journal, json.dumps({"name": name, "lock": locked.to_toml(), "wanted": wanted.to_toml()}))
         crash_point("after_journal")
         if target.is_dir() and not target.is_symlink() and exchange(new_root, target):
             crash_point("after_swap")  # new_root now holds the old version
@@ -226,8 +253,11 @@ class Placer:
     def remove(self, name: str) -> Change:
         target = self.scope.skills_dir / name
         if name not in self.state.locked and name not in self.state.wanted and not target.exists():
-            raise SkillctlError(f"{name} is not installed in {self.scope.skills_dir}",
-                                hint="`skillctl list` shows what is installed.", code="install.not_installed")
+            raise SkillctlError(
+                f"{name} is not installed in {self.scope.skills_dir}",
+                hint="`skillctl list` shows what is installed.",
+                code="install.not_installed",
+            )
         old = self.state.locked.get(name)
         agents = self.state.wanted[name].agents if name in self.state.wanted else []
         journal = self.scope.work_dir / f"journal-{name}.json"
@@ -236,10 +266,10 @@ class Placer:
         if target.exists() or target.is_symlink():
             os.rename(target, trash)
             crash_point("uninstall_after_rename")
-        agent_links.unlink(name, self.scope.skills_dir, agents, scope=self.scope.name,
-                           base=self.scope.base)
+        agent_links.unlink(name, self.scope.skills_dir, agents, scope=self.scope.name, base=self.scope.base)
         self.state.forget(name)
         journal.unlink()
         delete(trash)
-        return Change(name, Action.REMOVED, old.version if old else "", "",
-                      describe_locked(old) if old else "", str(target))
+        return Change(
+            name, Action.REMOVED, old.version if old else "", "", describe_locked(old) if old else "", str(target)
+        )

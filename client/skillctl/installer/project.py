@@ -145,9 +145,7 @@ class Locked:
     @classmethod
     def from_toml(cls, name: str, table: dict[str, Any]) -> Locked:
         source = {
-            k: str(table[k])
-            for k in ("registry", "path", "archive", "url", "git", "ref", "subdir")
-            if table.get(k)
+            k: str(table[k]) for k in ("registry", "path", "archive", "url", "git", "ref", "subdir") if table.get(k)
         }
         return cls(
             name=name,

@@ -34,9 +34,15 @@ class Change:
     agents: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "action": self.action.value, "from": self.old or None,
-                "to": self.new or None, "source": self.source, "path": self.path,
-                "agents": self.agents}
+        return {
+            "name": self.name,
+            "action": self.action.value,
+            "from": self.old or None,
+            "to": self.new or None,
+            "source": self.source,
+            "path": self.path,
+            "agents": self.agents,
+        }
 
 
 def describe_locked(entry: Locked) -> str:

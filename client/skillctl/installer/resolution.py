@@ -101,7 +101,8 @@ class RegistryResolver:
                 f"{recorded} lists sha256 {listed_sha} for {source.name} {version}, "
                 f"but the lock recorded {locked.sha256}",
                 hint="A published version must never change; do not trust this registry's copy.",
-             code="integrity.listed_sha256")
+                code="integrity.listed_sha256",
+            )
         self._check_scan(client, source.name, version, entry)
         archive, sha = self._download(client, source.name, version, locked.sha256 if locked else listed_sha)
         if entry.get("has_routing_manifest") is False:
@@ -197,7 +198,8 @@ class RegistryResolver:
                 raise IntegrityError(
                     f"{name} {version}: sha256 {sha}, expected {expected}",
                     hint="Do not trust this download; try again or report it.",
-                 code="integrity.download_sha256")
+                    code="integrity.download_sha256",
+                )
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

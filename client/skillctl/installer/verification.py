@@ -63,24 +63,27 @@ class Verifier:
             if not target.is_dir():
                 problems.append(_problem("missing", f"{name} is not installed at {target}"))
             else:
-                problems += [_problem(f"file_{status}", f"{path} {status}", path)
-                             for status, path in local_changes(target, locked.files)]
+                problems += [
+                    _problem(f"file_{status}", f"{path} {status}", path)
+                    for status, path in local_changes(target, locked.files)
+                ]
             if registry_status and source_kind(locked.source) == "registry":
                 problems += self._registry_problems(locked)
-        return {"name": name, "version": locked.version if locked else None,
-                "ok": not problems, "problems": problems}
+        return {"name": name, "version": locked.version if locked else None, "ok": not problems, "problems": problems}
 
     def _registry_problems(self, locked: Locked) -> list[dict]:
         try:
             resolver = self.resolver
-            registry = resolver.config.registry_for_url(locked.registry_url) if locked.registry_url \
+            registry = (
+                resolver.config.registry_for_url(locked.registry_url)
+                if locked.registry_url
                 else resolver.registry(locked.source.get("registry", ""))
+            )
             info = resolver.client(registry).skill(locked.name)
         except SkillctlError as err:
             self.resolver.reporter.warn(f"{locked.name}: could not ask the registry ({err.message})")
             return []
-        entry = next((v for v in info.get("versions") or [] if v.get("version") == locked.version),
-                     None)
+        entry = next((v for v in info.get("versions") or [] if v.get("version") == locked.version), None)
         if entry is None:
             return [_problem("version_gone", f"{locked.version} is no longer listed by the registry")]
         out = []
@@ -91,8 +94,9 @@ class Verifier:
         if status and status not in ("published", "ok", "active", "available", "yanked"):
             out.append(_problem(f"status_{status}", f"{locked.version} is {status} on the registry"))
         if entry.get("sha256") and entry["sha256"] != locked.sha256:
-            out.append(_problem("sha256_mismatch",
-                                f"the registry lists sha256 {entry['sha256']}, the lock {locked.sha256}"))
+            out.append(
+                _problem("sha256_mismatch", f"the registry lists sha256 {entry['sha256']}, the lock {locked.sha256}")
+            )
         return out
 
 

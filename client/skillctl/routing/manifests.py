@@ -161,8 +161,7 @@ def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
         name=offline.name,
         description=offline.description,
         category=str(data.get("category") or offline.category),
-        keywords=[stem(k.lower()) if " " not in k else k.lower() for k in data.get("keywords", [])]
-        or offline.keywords,
+        keywords=[stem(k.lower()) if " " not in k else k.lower() for k in data.get("keywords", [])] or offline.keywords,
         phrases=[p.lower() for p in data.get("phrases", [])] or offline.phrases,
         queries=[str(q) for q in queries],
         negative=negative if isinstance(negative, str) else "; ".join(map(str, negative)),

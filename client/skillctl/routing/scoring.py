@@ -412,7 +412,8 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     skill, is not confident: it needs ``rescue_floor`` semantic evidence)."""
     evidence = {m.name: m.components["evidence"] for m in ranked}
     rescued = [
-        m for m in rank_lexical(index, message, recent=recent, w=w)
+        m
+        for m in rank_lexical(index, message, recent=recent, w=w)
         if evidence.get(m.name, 0.0) >= w.rescue_floor and not index.has_queries(m.name)
     ]
     for match in rescued:

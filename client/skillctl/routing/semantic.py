@@ -70,7 +70,9 @@ class Encoder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # one encode per message; threads cost more than they give
         options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC  # measured fastest for this int8 graph
+        options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        )  # measured fastest for this int8 graph
         self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         self.tokenizer.enable_truncation(MAX_TOKENS)

@@ -47,8 +47,9 @@ class TurnResult:
     transitions: list[Transition] = field(default_factory=list)
 
 
-def run_turn(session, messages: list[dict], user_message: str, model: ChatModel, *,
-             max_model_calls: int = MAX_MODEL_CALLS) -> TurnResult:
+def run_turn(
+    session, messages: list[dict], user_message: str, model: ChatModel, *, max_model_calls: int = MAX_MODEL_CALLS
+) -> TurnResult:
     """Answer one user message; ``messages`` grows by everything said."""
     session.begin(user_message)
     messages.append({"role": "user", "content": user_message})
@@ -58,7 +59,9 @@ def run_turn(session, messages: list[dict], user_message: str, model: ChatModel,
         result.model_calls += 1
         calls = reply.get("tool_calls") or []
         result.reply = reply.get("content") or ""
-        messages.append({"role": "assistant", "content": reply.get("content"), **({"tool_calls": calls} if calls else {})})
+        messages.append(
+            {"role": "assistant", "content": reply.get("content"), **({"tool_calls": calls} if calls else {})}
+        )
         for call in calls:
             function = call.get("function") or {}
             text = session.handle_tool_call(function.get("name"), function.get("arguments") or "{}")
@@ -77,7 +80,9 @@ def run_turn(session, messages: list[dict], user_message: str, model: ChatModel,
 class OpenAIChat:
     """Chat Completions (``POST {base_url}/chat/completions``) with the given model."""
 
-    def __init__(self, base_url: str, *, model: str, api_key: str | None = None, timeout: float = MODEL_TIMEOUT_S) -> None:
+    def __init__(
+        self, base_url: str, *, model: str, api_key: str | None = None, timeout: float = MODEL_TIMEOUT_S
+    ) -> None:
         from skillctl.transport import require_safe_url
 
         require_safe_url(base_url, what="the model's base URL")
@@ -100,16 +105,24 @@ class OpenAIChat:
             with httpx.Client(timeout=self.timeout, event_hooks={"request": [check_request]}) as client:
                 response = client.post(self.url, json=body, headers=headers)
         except httpx.HTTPError as exc:
-            raise NetworkError(f"the model at {self.url} could not be reached: {exc}", code="model.unreachable",
-                               hint="Check the base URL and that the server is running.") from None
+            raise NetworkError(
+                f"the model at {self.url} could not be reached: {exc}",
+                code="model.unreachable",
+                hint="Check the base URL and that the server is running.",
+            ) from None
         if response.status_code >= 400:
-            raise NetworkError(f"the model at {self.url} answered {response.status_code}: {response.text[:300]}",
-                               code="model.http_error", hint="Check the model name and the API key.")
+            raise NetworkError(
+                f"the model at {self.url} answered {response.status_code}: {response.text[:300]}",
+                code="model.http_error",
+                hint="Check the model name and the API key.",
+            )
         try:
             return response.json()["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise NetworkError(f"the model at {self.url} did not answer with a chat completion: {response.text[:300]}",
-                               code="model.bad_response") from None
+            raise NetworkError(
+                f"the model at {self.url} did not answer with a chat completion: {response.text[:300]}",
+                code="model.bad_response",
+            ) from None
 
 
 __all__ = ["MAX_MODEL_CALLS", "ChatModel", "OpenAIChat", "TurnResult", "run_turn"]

@@ -68,7 +68,10 @@ SPEC = {
         "properties": {
             "action": {"type": "string", "enum": [a.value for a in Action]},
             "name": {"type": "string", "description": "The skill (show, enable, disable, create)."},
-            "source": {"type": "string", "description": "install: a registry skill NAME[@VERSION], a folder, a git URL or an archive."},
+            "source": {
+                "type": "string",
+                "description": "install: a registry skill NAME[@VERSION], a folder, a git URL or an archive.",
+            },
             "description": {"type": "string", "description": "create: what the skill does and when to use it."},
             "instructions": {"type": "string", "description": "create: the skill's instructions, in markdown."},
         },
@@ -105,8 +108,16 @@ class SkillManagement:
 
     def _list(self) -> dict:
         entries = self.skills.index.entries
-        listed = [{"name": e.name, "version": e.version, "description": e.manifest.description,
-                   "enabled": self.skills.enabled(e), **_offered(self.skills, e)} for e in entries[:MAX_LISTED]]
+        listed = [
+            {
+                "name": e.name,
+                "version": e.version,
+                "description": e.manifest.description,
+                "enabled": self.skills.enabled(e),
+                **_offered(self.skills, e),
+            }
+            for e in entries[:MAX_LISTED]
+        ]
         return {"skills": listed, "total": len(entries), "truncated": len(entries) > MAX_LISTED}
 
     def _show(self, name: str) -> dict:
@@ -115,19 +126,27 @@ class SkillManagement:
         skill, entry = skill_named(self.skills, name), self.skills.entry(name)
         m = skill.manifest
         return {
-            "name": skill.name, "version": m.version, "description": m.description, "path": str(skill.path),
-            "scope": skill.scope, "enabled": self.skills.enabled(entry), **_offered(self.skills, entry),
+            "name": skill.name,
+            "version": m.version,
+            "description": m.description,
+            "path": str(skill.path),
+            "scope": skill.scope,
+            "enabled": self.skills.enabled(entry),
+            **_offered(self.skills, entry),
             "next_skill": m.next_skill or None,
             "conditional_next_skills": [{"when": c.when, "skill": c.skill} for c in m.conditional_next_skills],
-            "toolsets": m.toolsets, "mcp_server": m.mcp is not None, "allowed_tools": m.allowed_tools,
+            "toolsets": m.toolsets,
+            "mcp_server": m.mcp is not None,
+            "allowed_tools": m.allowed_tools,
         }
 
     def _install(self, source: str) -> dict:
         from skillctl.installer import Operations
 
         scope = self._install_scope()
-        self._require_approval(ApprovalRequest(Action.INSTALL, Path(source.rstrip("/")).name.split("@")[0], source,
-                                               str(scope.skills_dir)))
+        self._require_approval(
+            ApprovalRequest(Action.INSTALL, Path(source.rstrip("/")).name.split("@")[0], source, str(scope.skills_dir))
+        )
         operations = Operations.for_scope(scope, config=self.skills.config, reporter=self.skills.reporter)
         changes = operations.install([source])
         self.skills.reload()
@@ -146,8 +165,11 @@ class SkillManagement:
 
             shutil.rmtree(target, ignore_errors=True)
             problems = "; ".join(f"{f.code}: {f.message}" for f in report.errors)
-            raise SkillctlError(f"the new skill {name!r} would not be valid ({problems}); nothing was kept",
-                                hint="Fix the description or instructions and create it again.", code="management.invalid_skill")
+            raise SkillctlError(
+                f"the new skill {name!r} would not be valid ({problems}); nothing was kept",
+                hint="Fix the description or instructions and create it again.",
+                code="management.invalid_skill",
+            )
         self.skills.reload()
         return {"created": name, "path": str(target), "note": _NEXT_SESSION}
 
@@ -160,8 +182,11 @@ class SkillManagement:
                 return Scope.project(Path(root).parents[len(paths.PROJECT_SKILLS.parts) - 1])
             if scope == "user":
                 return Scope.user()
-        raise SkillctlError("these skills have no project or user skills folder to install into",
-                            hint="Install with `skillctl install` into a project or the user's skills.", code="management.no_scope")
+        raise SkillctlError(
+            "these skills have no project or user skills folder to install into",
+            hint="Install with `skillctl install` into a project or the user's skills.",
+            code="management.no_scope",
+        )
 
     def _require_approval(self, request: ApprovalRequest) -> None:
         if self.approve is None:
@@ -171,8 +196,11 @@ class SkillManagement:
                 code="management.needs_approval",
             )
         if not self.approve(request):
-            raise SkillctlError(f"the {request.action.value} of {request.name or request.source!r} was declined",
-                                hint="Do not ask again for the same thing in this conversation.", code="management.declined")
+            raise SkillctlError(
+                f"the {request.action.value} of {request.name or request.source!r} was declined",
+                hint="Do not ask again for the same thing in this conversation.",
+                code="management.declined",
+            )
 
 
 _NEXT_SESSION = "Skills installed or created now are available from the next session, not in this conversation."

@@ -91,8 +91,11 @@ def server_spec(skill, *, config=None, environ: dict[str, str] | None = None) ->
     if spec is None or not (spec.command or spec.url):
         raise McpServerError(f"{skill.name} declares no MCP server", code="mcp.no_server")
     if not spec.command:
-        raise McpServerError(f"{skill.name}'s MCP server is remote ({spec.url}); only commands are started",
-                             hint="Connect your agent to that URL itself.", code="mcp.unsupported")
+        raise McpServerError(
+            f"{skill.name}'s MCP server is remote ({spec.url}); only commands are started",
+            hint="Connect your agent to that URL itself.",
+            code="mcp.unsupported",
+        )
     resolved = resolve_vars(skill.manifest, Path(skill.path), env=environ, config=config)
     environment = env_for_skill(skill.manifest, config or Config(), environ)
     secrets, env = set(resolved.secrets), {}
@@ -190,22 +193,33 @@ class _Server:
             await asyncio.wait_for(asyncio.shield(ready), self.spec.startup_timeout)
         except TimeoutError:
             owner.cancel()  # the SDK's shutdown then kills the process, in the background
-            raise self._error("mcp.start_timeout", f"did not answer the MCP handshake within {self.spec.startup_timeout:g} s") from None
+            raise self._error(
+                "mcp.start_timeout", f"did not answer the MCP handshake within {self.spec.startup_timeout:g} s"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - whatever the SDK or the spawn raised
             raise self._error("mcp.start_failed", f"could not start: {_describe(exc)}") from None
-        log.info("MCP server of %s started in %.2f s: %d tools", self.spec.skill, time.monotonic() - started, len(self.tools or []))
+        log.info(
+            "MCP server of %s started in %.2f s: %d tools",
+            self.spec.skill,
+            time.monotonic() - started,
+            len(self.tools or []),
+        )
 
     async def _own(self, ready: asyncio.Future, stop: asyncio.Event) -> None:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
-        params = StdioServerParameters(command=self.spec.command, args=list(self.spec.args), env=self.spec.env, cwd=self.spec.cwd)
+        params = StdioServerParameters(
+            command=self.spec.command, args=list(self.spec.args), env=self.spec.env, cwd=self.spec.cwd
+        )
         client = None
         try:
             # Legacy mode: the initialize handshake every MCP server speaks, old SDKs included.
             async with Client(stdio_client(params, errlog=self._stderr), mode="legacy") as client:
                 listed = (await client.list_tools()).tools
-                self.tools = [McpTool(self.spec.skill, t.name, t.description or "", dict(t.input_schema or {})) for t in listed]
+                self.tools = [
+                    McpTool(self.spec.skill, t.name, t.description or "", dict(t.input_schema or {})) for t in listed
+                ]
                 self._client, self._last_used = client, time.monotonic()
                 ready.set_result(None)
                 await self._until_stopped_or_idle(stop)
@@ -245,7 +259,9 @@ class _Server:
             result = await asyncio.wait_for(client.call_tool(tool, arguments), timeout)
         except TimeoutError:
             self._retire(client)
-            raise self._error("mcp.timeout", f"gave no answer to {tool} within {timeout:g} s (stopped; the next call starts it again)") from None
+            raise self._error(
+                "mcp.timeout", f"gave no answer to {tool} within {timeout:g} s (stopped; the next call starts it again)"
+            ) from None
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:  # the server answered with an error
                 raise self._error("mcp.tool_error", f"refused {tool}: {exc.message}") from None
@@ -269,7 +285,9 @@ class _Server:
 
     def _error(self, code: str, what: str, *, stderr: bool = True) -> McpServerError:
         tail = self._stderr_tail() if stderr else ""
-        message = f"the MCP server of skill {self.spec.skill!r} {what}" + (f"; its stderr ends with: {tail}" if tail else "")
+        message = f"the MCP server of skill {self.spec.skill!r} {what}" + (
+            f"; its stderr ends with: {tail}" if tail else ""
+        )
         log.warning("%s (%s)", self.spec.mask(message), code)
         return McpServerError(self.spec.mask(message), code=code, hint=_HINTS.get(code))
 
@@ -314,10 +332,10 @@ def _result_text(result) -> str:
 class McpClients:
     """The MCP servers of one session, driven from synchronous code.
 
-        clients = McpClients()
-        tools = clients.start(server_spec(skill, config=config))   # on load_skill
-        text = clients.call("github", "search_issues", {"q": "bug"})
-        clients.close()                                              # SkillSet.close()
+    clients = McpClients()
+    tools = clients.start(server_spec(skill, config=config))   # on load_skill
+    text = clients.call("github", "search_issues", {"q": "bug"})
+    clients.close()                                              # SkillSet.close()
     """
 
     def __init__(self, *, call_timeout: float = CALL_TIMEOUT_S) -> None:
@@ -351,7 +369,9 @@ class McpClients:
         startup timeout when the server must be started again first)."""
         server = self._servers.get(skill)
         if server is None or tool not in {t.name for t in server.tools or []}:
-            raise SkillctlError(f"no MCP tool {tool!r} for skill {skill!r}", hint="Load the skill first.", code="tool.unknown")
+            raise SkillctlError(
+                f"no MCP tool {tool!r} for skill {skill!r}", hint="Load the skill first.", code="tool.unknown"
+            )
         budget = self.call_timeout + (0 if server.running else server.spec.startup_timeout) + DEADLINE_MARGIN_S
         return self._run(server.call(tool, arguments, self.call_timeout), budget, server)
 
@@ -380,8 +400,11 @@ class McpClients:
             return loop.run(coro, timeout=timeout)
         except TimeoutError:
             who = server.spec.skill if server else "?"
-            raise McpServerError(f"the MCP server of skill {who!r} did not answer within {timeout:g} s",
-                                 code="mcp.timeout", hint=_HINTS["mcp.timeout"]) from None
+            raise McpServerError(
+                f"the MCP server of skill {who!r} did not answer within {timeout:g} s",
+                code="mcp.timeout",
+                hint=_HINTS["mcp.timeout"],
+            ) from None
 
 
 async def _stop_all(servers: list[_Server]) -> None:

@@ -72,7 +72,13 @@ class Installed:
     changed: bool
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "file": str(self.file), "server": SERVER_KEY, "entry": self.entry, "changed": self.changed}
+        return {
+            "agent": self.agent,
+            "file": str(self.file),
+            "server": SERVER_KEY,
+            "entry": self.entry,
+            "changed": self.changed,
+        }
 
 
 def config_file(agent: str, *, user: bool, project: Path, home: Path | None = None) -> Path:

@@ -108,7 +108,9 @@ def _tool_functions(tools: SkillTools) -> list[tuple[str, Callable, str]]:
     from mcp_types import CallToolResult
     from pydantic import Field
 
-    async def find_skills(query: Annotated[str, Field(description="The user's request, in their words.")]) -> CallToolResult:
+    async def find_skills(
+        query: Annotated[str, Field(description="The user's request, in their words.")],
+    ) -> CallToolResult:
         return await _call(tools.find_skills, query)
 
     async def load_skill(name: Annotated[str, Field(description="The skill's name.")]) -> CallToolResult:
@@ -127,14 +129,29 @@ def _tool_functions(tools: SkillTools) -> list[tuple[str, Callable, str]]:
         return await _call(tools.run_skill, name, input, failed=lambda result: result["status"] != "ok")
 
     return [
-        ("find_skills", find_skills, "Find the installed skills for a request: the best matches with the "
-         "reasons they match, or the nearest skills and what stopped them when none fits."),
-        ("load_skill", load_skill, "Load the full instructions of a skill by name. Call it before doing a "
-         "task the skill covers."),
-        ("read_skill_file", read_skill_file, "Read a file inside a skill's folder (a script, reference or "
-         "asset its instructions mention), by a path relative to the skill folder."),
-        ("run_skill", run_skill, "Run a skill's code in a sandbox with a JSON input; returns its status, "
-         "exit code, output and the files it wrote. No network unless the user allowed it for the skill."),
+        (
+            "find_skills",
+            find_skills,
+            "Find the installed skills for a request: the best matches with the "
+            "reasons they match, or the nearest skills and what stopped them when none fits.",
+        ),
+        (
+            "load_skill",
+            load_skill,
+            "Load the full instructions of a skill by name. Call it before doing a task the skill covers.",
+        ),
+        (
+            "read_skill_file",
+            read_skill_file,
+            "Read a file inside a skill's folder (a script, reference or "
+            "asset its instructions mention), by a path relative to the skill folder.",
+        ),
+        (
+            "run_skill",
+            run_skill,
+            "Run a skill's code in a sandbox with a JSON input; returns its status, "
+            "exit code, output and the files it wrote. No network unless the user allowed it for the skill.",
+        ),
     ]
 
 
@@ -155,7 +172,9 @@ async def _call(fn: Callable, *args, failed: Callable[[Any], bool] = lambda valu
     if isinstance(value, str):
         return CallToolResult(content=[TextContent(type="text", text=value)])
     text = json.dumps(value, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=value, is_error=failed(value))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=value, is_error=failed(value)
+    )
 
 
 def serve(app, *, port: int | None = None, host: str = "127.0.0.1") -> None:

@@ -57,8 +57,10 @@ class Transition:
     def message(self) -> str:
         """The text an agent adds to the conversation for this transition."""
         why = "its next_skill" if self.kind is TransitionKind.NEXT else f"because {self.reason}"
-        return (f"[skill pipeline] The skill {self.source!r} hands over to {self.target!r} ({why}; "
-                f"step {self.depth} of at most {MAX_DEPTH}). Follow these instructions now:\n\n{self.instructions}")
+        return (
+            f"[skill pipeline] The skill {self.source!r} hands over to {self.target!r} ({why}; "
+            f"step {self.depth} of at most {MAX_DEPTH}). Follow these instructions now:\n\n{self.instructions}"
+        )
 
 
 class TransitionRefused(SkillctlError):
@@ -111,7 +113,11 @@ class Pipeline:
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "skill": {"type": "string", "enum": list(targets), "description": "The next skill: " + listed + "."},
+                    "skill": {
+                        "type": "string",
+                        "enum": list(targets),
+                        "description": "The next skill: " + listed + ".",
+                    },
                     "reason": {"type": "string", "description": "Why its condition holds, in one sentence."},
                 },
                 "required": ["skill"],
@@ -126,11 +132,19 @@ class Pipeline:
             raise TypeError("skill_transition needs the name of the next skill as 'skill'")
         targets = self.conditions()
         if not targets:
-            raise TransitionRefused(f"the active skill {self.active!r} lists no conditional next skills",
-                                    code="pipeline.no_next_skills", source=self.active, target=target)
+            raise TransitionRefused(
+                f"the active skill {self.active!r} lists no conditional next skills",
+                code="pipeline.no_next_skills",
+                source=self.active,
+                target=target,
+            )
         if target not in targets:
-            raise TransitionRefused(f"{target!r} is not a next skill of {self.active!r} (it lists {', '.join(targets)})",
-                                    code="pipeline.not_a_next_skill", source=self.active, target=target)
+            raise TransitionRefused(
+                f"{target!r} is not a next skill of {self.active!r} (it lists {', '.join(targets)})",
+                code="pipeline.not_a_next_skill",
+                source=self.active,
+                target=target,
+            )
         condition = " or ".join(targets[target]) + (f" ({reason})" if isinstance(reason, str) and reason else "")
         return self._transition(target, TransitionKind.CONDITIONAL, condition).message
 
@@ -154,11 +168,19 @@ class Pipeline:
             raise TransitionRefused(
                 f"the pipeline already made {MAX_DEPTH} transitions for this message (the limit)",
                 hint="Answer the user now; a new message starts a new count.",
-                code="pipeline.depth_limit", source=source, target=target)
+                code="pipeline.depth_limit",
+                source=source,
+                target=target,
+            )
         if refused := self._refusal(target):
             code, why = refused
-            raise TransitionRefused(f"cannot hand over to {target!r}: {why}", code=code, source=source, target=target,
-                                    hint="Carry on with the active skill, or tell the user what is missing.")
+            raise TransitionRefused(
+                f"cannot hand over to {target!r}: {why}",
+                code=code,
+                source=source,
+                target=target,
+                hint="Carry on with the active skill, or tell the user what is missing.",
+            )
         instructions = self._activate(target)
         self.active = target
         transition = Transition(source, target, kind, len(self.transitions) + 1, reason, instructions)

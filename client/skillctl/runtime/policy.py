@@ -30,7 +30,12 @@ from fnmatch import fnmatchcase
 from skillctl.errors import SkillctlError, UsageError
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "group:skills": ("load_skill", "read_skill_file", "find_skills", "skill_transition"),  # reading and following skills
+    "group:skills": (
+        "load_skill",
+        "read_skill_file",
+        "find_skills",
+        "skill_transition",
+    ),  # reading and following skills
     "group:fs": ("read", "write", "edit", "apply_patch"),  # the agent's file tools
     "group:runtime": ("exec", "process", "run_skill"),  # running code (run_skill: sandboxed)
     "group:web": ("web_search", "web_fetch"),
@@ -46,8 +51,14 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "full": ("*",),
 }
 DEFAULT_PROFILE = "full"  # no [tools] in the config: nothing is restricted
-ALIASES = {"bash": "exec", "shell": "exec", "apply-patch": "apply_patch", "webfetch": "web_fetch",
-           "websearch": "web_search", "multiedit": "edit"}
+ALIASES = {
+    "bash": "exec",
+    "shell": "exec",
+    "apply-patch": "apply_patch",
+    "webfetch": "web_fetch",
+    "websearch": "web_search",
+    "multiedit": "edit",
+}
 RULE_KEYS = ("profile", "allow", "also_allow", "deny")
 _GROUP_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _ARGUMENTS = re.compile(r"\(.*\)$")  # Bash(git add:*) -> Bash
@@ -95,7 +106,9 @@ class ToolPolicy:
         groups = {**GROUPS, **_user_groups(table.get("groups"))}
         layers = [_rules(table, "[tools]", extra=("groups",))]
         if agent:
-            agent_table = _table(((values.get("agents") or {}).get(agent) or {}).get("tools"), f"[agents.{agent}.tools]")
+            agent_table = _table(
+                ((values.get("agents") or {}).get(agent) or {}).get("tools"), f"[agents.{agent}.tools]"
+            )
             layers.append(_rules(agent_table, f"[agents.{agent}.tools]"))
         policy = cls(tuple(layers), groups)
         policy._check_groups()
@@ -128,8 +141,11 @@ class ToolPolicy:
     def check(self, tool: str) -> None:
         """SkillctlError(code=tool.not_allowed) unless ``tool`` is allowed."""
         if why := self.why_refused(tool):
-            raise SkillctlError(f"the tool {tool!r} is not allowed here: {why}",
-                                hint="The tool policy is [tools] in skillctl's config.toml.", code="tool.not_allowed")
+            raise SkillctlError(
+                f"the tool {tool!r} is not allowed here: {why}",
+                hint="The tool policy is [tools] in skillctl's config.toml.",
+                code="tool.not_allowed",
+            )
 
     def tightened(self, skill: str, allowed_tools: Sequence[str]) -> ToolPolicy:
         """This policy narrowed by a loaded skill's ``allowed-tools`` (unchanged when it has none)."""
@@ -148,7 +164,12 @@ class ToolPolicy:
     def _allows_some(self, prefix: str) -> bool:
         if self.allows(f"{prefix}.*"):
             return True
-        named = [p for r in self.layers for p in (*(r.allow or ()), *r.also_allow) if normalise(p).startswith(f"{prefix}.".lower())]
+        named = [
+            p
+            for r in self.layers
+            for p in (*(r.allow or ()), *r.also_allow)
+            if normalise(p).startswith(f"{prefix}.".lower())
+        ]
         return any(self.allows(p) for p in named)
 
     def _match(self, name: str, patterns: Sequence[str]) -> str:
@@ -171,8 +192,11 @@ class ToolPolicy:
         for rules in self.layers:
             for pattern in (*(rules.allow or ()), *rules.also_allow, *rules.deny):
                 if normalise(pattern).startswith("group:") and normalise(pattern) not in self.groups:
-                    raise UsageError(f"{rules.source}: unknown group {pattern!r}", code="policy.unknown_group",
-                                     hint=f"Known groups: {', '.join(sorted(self.groups))}; define more in [tools.groups].")
+                    raise UsageError(
+                        f"{rules.source}: unknown group {pattern!r}",
+                        code="policy.unknown_group",
+                        hint=f"Known groups: {', '.join(sorted(self.groups))}; define more in [tools.groups].",
+                    )
 
 
 def _table(value, source: str) -> dict:
@@ -189,11 +213,19 @@ def _rules(table: dict, source: str, *, extra: tuple[str, ...] = ()) -> Rules:
         raise _invalid(f"{source}: unknown key {unknown[0]!r} (known: {', '.join(RULE_KEYS + extra)})")
     profile = table.get("profile")
     if profile is not None and profile not in PROFILES:
-        raise UsageError(f"{source}: unknown profile {profile!r}", code="policy.unknown_profile",
-                         hint=f"Use one of {', '.join(PROFILES)}.")
+        raise UsageError(
+            f"{source}: unknown profile {profile!r}",
+            code="policy.unknown_profile",
+            hint=f"Use one of {', '.join(PROFILES)}.",
+        )
     allow = table.get("allow")
-    return Rules(source, profile, None if allow is None else _names(allow, f"{source} allow"),
-                 _names(table.get("also_allow", []), f"{source} also_allow"), _names(table.get("deny", []), f"{source} deny"))
+    return Rules(
+        source,
+        profile,
+        None if allow is None else _names(allow, f"{source} allow"),
+        _names(table.get("also_allow", []), f"{source} also_allow"),
+        _names(table.get("deny", []), f"{source} deny"),
+    )
 
 
 def _names(value, where: str) -> tuple[str, ...]:
@@ -212,4 +244,6 @@ def _user_groups(value) -> dict[str, tuple[str, ...]]:
 
 
 def _invalid(message: str) -> UsageError:
-    return UsageError(message, hint="Fix the tool policy in skillctl's config.toml (see `skillctl config`).", code="policy.invalid")
+    return UsageError(
+        message, hint="Fix the tool policy in skillctl's config.toml (see `skillctl config`).", code="policy.invalid"
+    )

@@ -27,6 +27,9 @@ def require_watchfiles():
     try:
         import watchfiles
     except ImportError as exc:
-        raise SkillctlError(f"watchfiles is not installed ({exc})", hint=f"Install the agent runtime: pip install 'skillyard[{EXTRA}]'",
-                            code="runtime.watchfiles_missing") from None
+        raise SkillctlError(
+            f"watchfiles is not installed ({exc})",
+            hint=f"Install the agent runtime: pip install 'skillyard[{EXTRA}]'",
+            code="runtime.watchfiles_missing",
+        ) from None
     return watchfiles

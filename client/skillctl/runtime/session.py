@@ -65,8 +65,16 @@ def wire_name(qualified: str) -> str:
 class Session:
     """Tool definitions, tool calls and the pipeline of one conversation over a SkillSet."""
 
-    def __init__(self, skills, *, policy: ToolPolicy | None = None, mcp_call_timeout: float | None = None,
-                 reporter: Reporter | None = None, manage: bool = False, approve=None) -> None:
+    def __init__(
+        self,
+        skills,
+        *,
+        policy: ToolPolicy | None = None,
+        mcp_call_timeout: float | None = None,
+        reporter: Reporter | None = None,
+        manage: bool = False,
+        approve=None,
+    ) -> None:
         self.skills = skills
         self.snapshot = Snapshot.of(skills.index)
         self.pinned = PinnedSkills(skills, self.snapshot)
@@ -74,8 +82,9 @@ class Session:
         self.reporter = reporter or Reporter()
         self.mcp_call_timeout = mcp_call_timeout
         self.loaded: list[str] = []
-        self.pipeline = Pipeline(manifest=self._manifest, refusal=self._refusal, activate=self.load_skill,
-                                 reporter=self.reporter)
+        self.pipeline = Pipeline(
+            manifest=self._manifest, refusal=self._refusal, activate=self.load_skill, reporter=self.reporter
+        )
         self.toolsets = Toolsets(trusted=trusted_patterns(skills.config), reporter=self.reporter)
         self.management = SkillManagement(skills, approve=approve, changed=self.enabling_changed) if manage else None
         self.closed = False
@@ -156,11 +165,13 @@ class Session:
         for tool, kind in [*((t, "MCP") for t in self.mcp_tools()), *((t, "toolset") for t in self.toolsets.tools())]:
             if not self.policy.allows(tool.qualified):
                 continue
-            specs.append({
-                "name": wire_name(tool.qualified),
-                "description": f"[{tool.skill} skill, {kind}] {tool.description}".strip(),
-                "parameters": tool.input_schema or {"type": "object", "properties": {}},
-            })
+            specs.append(
+                {
+                    "name": wire_name(tool.qualified),
+                    "description": f"[{tool.skill} skill, {kind}] {tool.description}".strip(),
+                    "parameters": tool.input_schema or {"type": "object", "properties": {}},
+                }
+            )
         return tools.tool_definitions(provider, specs)
 
     def mcp_tools(self) -> list:
@@ -175,7 +186,7 @@ class Session:
             name = self._qualified(tool)
             self.policy.check(name)
             if name.startswith("mcp:"):
-                skill, _, mcp_tool = name[len("mcp:"):].partition(".")
+                skill, _, mcp_tool = name[len("mcp:") :].partition(".")
                 if self._mcp is None:
                     raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
                 return self._mcp.call(skill, mcp_tool, args)
@@ -209,7 +220,9 @@ class Session:
 
     def _load_toolsets(self, skill) -> str:
         if not self.policy.allows_toolsets(skill.name):
-            return "(This skill's toolsets are not loaded: the tool policy allows none of their tools [tool.not_allowed].)"
+            return (
+                "(This skill's toolsets are not loaded: the tool policy allows none of their tools [tool.not_allowed].)"
+            )
         problems = self.toolsets.load(skill)
         mine = [t for t in self.toolsets.tools() if t.skill == skill.name and self.policy.allows(t.qualified)]
         names = ", ".join(wire_name(t.qualified) for t in mine) or "none allowed here"
@@ -219,7 +232,9 @@ class Session:
         from skillctl.runtime import mcp_clients
 
         if not self.policy.allows_server(skill.name):
-            return "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
+            return (
+                "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
+            )
         try:
             spec = mcp_clients.server_spec(skill, config=self.skills.config)
             with self._lock:
@@ -230,7 +245,9 @@ class Session:
         except SkillctlError as err:
             hint = f" {err.hint}" if err.hint else ""
             return f"(This skill's MCP server is not available: {err.message} [{err.code}].{hint})"
-        names = ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
+        names = (
+            ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
+        )
         return f"This skill's MCP server is running. Its tools: {names}."
 
     def _qualified(self, tool: str) -> str:

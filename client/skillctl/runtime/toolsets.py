@@ -66,8 +66,11 @@ def trusted_patterns(config) -> tuple[str, ...]:
     runtime = values.get("runtime") or {}
     patterns = runtime.get(CONFIG_KEY, []) if isinstance(runtime, dict) else None
     if not isinstance(patterns, list) or not all(isinstance(p, str) and (":" in p or "*" in p) for p in patterns):
-        raise UsageError(f"[runtime] {CONFIG_KEY} must be a list of 'module:Class' patterns",
-                         hint='e.g. trusted_toolsets = ["acme_tools.calc:Calculator", "acme_tools.*"]', code="runtime.config_invalid")
+        raise UsageError(
+            f"[runtime] {CONFIG_KEY} must be a list of 'module:Class' patterns",
+            hint='e.g. trusted_toolsets = ["acme_tools.calc:Calculator", "acme_tools.*"]',
+            code="runtime.config_invalid",
+        )
     return tuple(patterns)
 
 
@@ -83,8 +86,11 @@ def build(ref: str):
         cls = getattr(importlib.import_module(module_name), class_name)
         return cls()
     except Exception as exc:  # noqa: BLE001 - importing and building run someone else's code
-        raise SkillctlError(f"the toolset {ref} could not be loaded: {type(exc).__name__}: {exc}",
-                            hint="Install its package in the agent's Python environment.", code="toolset.load_failed") from None
+        raise SkillctlError(
+            f"the toolset {ref} could not be loaded: {type(exc).__name__}: {exc}",
+            hint="Install its package in the agent's Python environment.",
+            code="toolset.load_failed",
+        ) from None
 
 
 def method_tools(skill: str, instance) -> list[ToolsetTool]:
@@ -160,14 +166,19 @@ class Toolsets:
             try:
                 self._load_one(skill.name, ref)
             except SkillctlError as err:
-                self.reporter.warn(f"the toolset {ref} of skill {skill.name!r} is not loaded: {err.message} [{err.code}]")
+                self.reporter.warn(
+                    f"the toolset {ref} of skill {skill.name!r} is not loaded: {err.message} [{err.code}]"
+                )
                 problems.append(f"The toolset {ref} is not loaded: {err.message} [{err.code}].")
         return problems
 
     def _load_one(self, skill: str, ref: str) -> None:
         if not trusted_by(ref, self.trusted):
-            raise SkillctlError(f"{ref} is not in the config's [runtime] {CONFIG_KEY}", code="toolset.untrusted",
-                                hint=f"A toolset runs in the agent's process; trust it with [runtime] {CONFIG_KEY} = [{ref!r}].")
+            raise SkillctlError(
+                f"{ref} is not in the config's [runtime] {CONFIG_KEY}",
+                code="toolset.untrusted",
+                hint=f"A toolset runs in the agent's process; trust it with [runtime] {CONFIG_KEY} = [{ref!r}].",
+            )
         for tool in method_tools(skill, build(ref)):
             self._tools.setdefault(tool.qualified, tool)  # two toolsets of one skill: the first keeps a name
 
@@ -187,5 +198,7 @@ class Toolsets:
         try:
             result = tool.function(*bound.args, **bound.kwargs)
         except Exception as exc:  # noqa: BLE001 - the toolset's own failure, for the model to read
-            raise SkillctlError(f"{qualified} failed: {type(exc).__name__}: {exc}", code="toolset.call_failed") from None
+            raise SkillctlError(
+                f"{qualified} failed: {type(exc).__name__}: {exc}", code="toolset.call_failed"
+            ) from None
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)

@@ -68,8 +68,15 @@ class Watcher:
     def _run(self) -> None:
         import watchfiles
 
-        batches = watchfiles.watch(*self.roots, debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
-                                   rust_timeout=IDLE_WAKE_MS, yield_on_timeout=True, raise_interrupt=False)
+        batches = watchfiles.watch(
+            *self.roots,
+            debounce=self.debounce_ms,
+            step=STEP_MS,
+            stop_event=self._stop,
+            rust_timeout=IDLE_WAKE_MS,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        )
         try:
             for changes in batches:
                 if changes or not self.armed.is_set():

@@ -282,9 +282,6 @@ def _probe() -> bool:
             os.setresuid(uid, uid, uid)
 
     try:
-        return (
-            subprocess.run(args, preexec_fn=preexec, capture_output=True, timeout=10).returncode
-            == 0
-        )
+        return subprocess.run(args, preexec_fn=preexec, capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False

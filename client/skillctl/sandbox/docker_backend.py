@@ -84,16 +84,12 @@ class DockerBackend:
         wake = threading.Event()
         streams = Streams(job.policy.stream_bytes, wake)
         try:
-            sock = client.api.attach_socket(
-                container, params={"stdout": 1, "stderr": 1, "stream": 1}
-            )
+            sock = client.api.attach_socket(container, params={"stdout": 1, "stderr": 1, "stream": 1})
             streams.start(_demux, sock, streams)
             client.api.start(container)
             exit_box: list[int] = []
             exited = threading.Event()
-            threading.Thread(
-                target=_wait, args=(client, container, exit_box, (wake, exited)), daemon=True
-            ).start()
+            threading.Thread(target=_wait, args=(client, container, exit_box, (wake, exited)), daemon=True).start()
             finished = wake.wait(job.policy.timeout_seconds) and exited.is_set()
             if not exited.is_set():
                 _kill(client, container)

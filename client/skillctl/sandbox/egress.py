@@ -170,7 +170,9 @@ def _answer(conn: socket.socket, status: int, text: str) -> None:
     body = (text + "\n").encode()
     reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
     try:
-        conn.sendall(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        conn.sendall(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body
+        )
     except OSError:
         pass
 
@@ -201,7 +203,7 @@ def _copy(source: socket.socket, dest: socket.socket) -> None:
 
 # Runs inside the sandbox (python3 only, no skillctl there): listen on 127.0.0.1:PORT, carry each
 # connection to the proxy's Unix socket, and exec the skill's command in the foreground.
-FORWARDER = r'''
+FORWARDER = r"""
 import os, socket, sys, threading
 port, path, command = int(sys.argv[1]), sys.argv[2], sys.argv[4:]
 server = socket.socket()
@@ -242,10 +244,17 @@ if os.fork() == 0:
         threading.Thread(target=serve, args=(c,), daemon=True).start()
 server.close()
 os.execvp(command[0], command)
-'''
+"""
 
 
 def proxy_env() -> dict[str, str]:
     url = f"http://127.0.0.1:{PROXY_PORT}"
-    return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
-            "ALL_PROXY": url, "NO_PROXY": "", "no_proxy": ""}
+    return {
+        "HTTP_PROXY": url,
+        "HTTPS_PROXY": url,
+        "http_proxy": url,
+        "https_proxy": url,
+        "ALL_PROXY": url,
+        "NO_PROXY": "",
+        "no_proxy": "",
+    }

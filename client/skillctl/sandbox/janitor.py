@@ -69,9 +69,7 @@ def sweep_containers() -> list[str]:
     for info in client.api.containers(all=True, filters={"label": LABEL}):
         labels = info.get("Labels") or {}
         expired = int(labels.get(DEADLINE_LABEL, "0") or 0) < time.time()
-        orphaned = labels.get(HOST_LABEL) == socket.gethostname() and not owner_alive(
-            labels.get(OWNER_LABEL, "")
-        )
+        orphaned = labels.get(HOST_LABEL) == socket.gethostname() and not owner_alive(labels.get(OWNER_LABEL, ""))
         if expired or orphaned:
             _remove(client, info["Id"])
             removed.append(info["Id"][:12])

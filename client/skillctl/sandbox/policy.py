@@ -90,9 +90,7 @@ def policy_for(
     asked_memory = memory_mb or getattr(runtime, "max_memory_mb", None)
     return Policy(
         memory_mb=int(min(asked_memory or caps.default_memory_mb, caps.max_memory_mb)),
-        timeout_seconds=float(
-            min(asked_timeout or caps.default_timeout_seconds, caps.max_timeout_seconds)
-        ),
+        timeout_seconds=float(min(asked_timeout or caps.default_timeout_seconds, caps.max_timeout_seconds)),
         cpus=caps.cpus,
         max_processes=caps.max_processes,
         file_size_mb=caps.max_file_size_mb,

@@ -25,11 +25,15 @@ from skillctl.sandbox.workspace import Workspace, owner_token
 BACKENDS = ("auto", "docker", "bwrap")
 # runtime -> the interpreter that runs the entrypoint; a version suffix (python3.11, node20)
 # names what the skill was written for and runs on the sandbox's interpreter of that family.
-INTERPRETERS = {"python": ["python3"], "python3": ["python3"], "node": ["node"], "nodejs": ["node"],
-                "bash": ["bash"], "sh": ["sh"]}
-_RUNTIME = re.compile(
-    r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$"
-)
+INTERPRETERS = {
+    "python": ["python3"],
+    "python3": ["python3"],
+    "node": ["node"],
+    "nodejs": ["node"],
+    "bash": ["bash"],
+    "sh": ["sh"],
+}
+_RUNTIME = re.compile(r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$")
 
 
 def interpreter_for(runtime: str) -> list[str]:
@@ -96,9 +100,7 @@ def select_backend(name: str = "auto", *, image: str | None = None) -> Backend:
     from skillctl.sandbox.docker_backend import DockerBackend
 
     if name not in BACKENDS:
-        raise SandboxRequestError(
-            f"unknown backend {name!r}", hint=f"Use one of {', '.join(BACKENDS)}."
-        )
+        raise SandboxRequestError(f"unknown backend {name!r}", hint=f"Use one of {', '.join(BACKENDS)}.")
     candidates = {"docker": [DockerBackend(image)], "bwrap": [BwrapBackend()]}.get(
         name, [DockerBackend(image), BwrapBackend()]
     )
@@ -153,8 +155,12 @@ def run_skill(request: RunRequest) -> RunResult:
             raw.stderr.feed(("skillctl: the sandbox's network refused " + "; ".join(refused) + "\n").encode())
         missing = ("not found", "No such file or directory")
         if raw.exit_code == 127 and command and any(m in raw.stderr.text() for m in missing):
-            raw.stderr.feed((f"skillctl: the sandbox has no `{command[0]}`; run it with an image that has"
-                             " (--image, or SKILLYARD_SANDBOX_IMAGE)\n").encode())
+            raw.stderr.feed(
+                (
+                    f"skillctl: the sandbox has no `{command[0]}`; run it with an image that has"
+                    " (--image, or SKILLYARD_SANDBOX_IMAGE)\n"
+                ).encode()
+            )
         outputs, over = workspace.collect_outputs(
             max_files=policy.output_files, max_bytes=policy.output_bytes, dest=request.output_dir
         )
@@ -182,8 +188,14 @@ def _network(job: Job, workspace: Workspace, request: RunRequest) -> Iterator[li
     net.mkdir(mode=0o755)
     (net / egress.FORWARDER_NAME).write_text(egress.FORWARDER)
     inside = f"{WORK_MOUNT}/.net"
-    job.command = ["python3", f"{inside}/{egress.FORWARDER_NAME}", str(egress.PROXY_PORT),
-                   f"{inside}/{egress.SOCKET_NAME}", "--", *job.command]
+    job.command = [
+        "python3",
+        f"{inside}/{egress.FORWARDER_NAME}",
+        str(egress.PROXY_PORT),
+        f"{inside}/{egress.SOCKET_NAME}",
+        "--",
+        *job.command,
+    ]
     job.extra_env.update(egress.proxy_env())
     with egress.EgressProxy(net / egress.SOCKET_NAME, allow=request.network_allow) as proxy:
         yield proxy.refused

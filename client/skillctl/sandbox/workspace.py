@@ -84,9 +84,7 @@ class Workspace:
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def collect_outputs(
-        self, *, max_files: int, max_bytes: int, dest: Path | None
-    ) -> tuple[list[OutputFile], bool]:
+    def collect_outputs(self, *, max_files: int, max_bytes: int, dest: Path | None) -> tuple[list[OutputFile], bool]:
         """Regular files under /work/output, never following a symlink; (files, over a limit)."""
         budget = _Budget(max_files, max_bytes)
         found: list[OutputFile] = []
@@ -109,9 +107,7 @@ class _Budget:
         return True
 
 
-def _walk(
-    folder: Path, rel: str, found: list[OutputFile], budget: _Budget, dest: Path | None
-) -> None:
+def _walk(folder: Path, rel: str, found: list[OutputFile], budget: _Budget, dest: Path | None) -> None:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:

@@ -43,5 +43,7 @@ class Command(BaseCommand):
                 )
         except RegistryError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from exc
-        self.stderr.write(f"token {token.prefix}… scope={scope} owner={owner or '*'} expires={token.expires_at:%Y-%m-%d}")
+        self.stderr.write(
+            f"token {token.prefix}… scope={scope} owner={owner or '*'} expires={token.expires_at:%Y-%m-%d}"
+        )
         self.stdout.write(secret)

@@ -25,8 +25,14 @@ def registry(monkeypatch):
         if request.url.path == "/api/v1/me":
             if request.headers.get("Authorization") == f"Bearer {GOOD}":
                 return httpx.Response(200, json={"username": "ann", "orgs": ["acme"]})
-            return httpx.Response(401, json={"title": "Unauthorized", "detail": "invalid token",
-                                             "errors": [{"code": "token.invalid", "message": "invalid token", "path": ""}]})
+            return httpx.Response(
+                401,
+                json={
+                    "title": "Unauthorized",
+                    "detail": "invalid token",
+                    "errors": [{"code": "token.invalid", "message": "invalid token", "path": ""}],
+                },
+            )
         return httpx.Response(404, json={"detail": "not found"})
 
     monkeypatch.setattr(RegistryClient, "default_transport", httpx.MockTransport(handler))
@@ -125,8 +131,12 @@ def test_config_add_registry_set_get_and_show_masks_secrets(capsys, registry, mo
     assert run(capsys, "config", "set", "browser.enabled", "true")[0] == 0
     monkeypatch.setenv("SKILLYARD_TOKEN", "sky_env_tok")
     outputs = []
-    for argv in (["config"], ["config", "--json"], ["config", "get", "skills.hello"],
-                 ["config", "get", "skills.hello.apiKey", "--json"]):
+    for argv in (
+        ["config"],
+        ["config", "--json"],
+        ["config", "get", "skills.hello"],
+        ["config", "get", "skills.hello.apiKey", "--json"],
+    ):
         code, out, err = run(capsys, *argv)
         assert code == 0
         outputs.append(out + err)

@@ -89,7 +89,9 @@ def test_broken_input_never_gives_a_traceback(tmp_path, content, filename):
 
 def test_real_binary_runs_validate(tmp_path):
     folder = make_skill(tmp_path)
-    proc = subprocess.run([str(SKILLCTL), "validate", "--json", str(folder)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [str(SKILLCTL), "validate", "--json", str(folder)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0 and json.loads(proc.stdout)["valid"] is True
 
 

@@ -18,22 +18,56 @@ DETAIL = {
     "visibility": "public",
     "dist_tags": {"latest": "1.1.0", "beta": "2.0.0-rc.1"},
     "versions": [
-        {"version": "1.0.0", "sha256": "a" * 64, "size": 900, "status": "ok", "yanked": False,
-         "yanked_reason": "", "published_at": "2024-05-01T10:00:00Z"},
-        {"version": "1.1.0", "sha256": "b" * 64, "size": 2048, "status": "ok", "yanked": False,
-         "yanked_reason": "", "published_at": "2024-06-01T10:00:00Z"},
-        {"version": "1.2.0", "sha256": "c" * 64, "size": 2100, "status": "ok", "yanked": True,
-         "yanked_reason": "leaks the API key in logs", "published_at": "2024-07-01T10:00:00Z"},
-        {"version": "2.0.0-rc.1", "sha256": "d" * 64, "size": 2200, "status": "ok", "yanked": False,
-         "yanked_reason": "", "published_at": "2024-08-01T10:00:00Z"},
+        {
+            "version": "1.0.0",
+            "sha256": "a" * 64,
+            "size": 900,
+            "status": "ok",
+            "yanked": False,
+            "yanked_reason": "",
+            "published_at": "2024-05-01T10:00:00Z",
+        },
+        {
+            "version": "1.1.0",
+            "sha256": "b" * 64,
+            "size": 2048,
+            "status": "ok",
+            "yanked": False,
+            "yanked_reason": "",
+            "published_at": "2024-06-01T10:00:00Z",
+        },
+        {
+            "version": "1.2.0",
+            "sha256": "c" * 64,
+            "size": 2100,
+            "status": "ok",
+            "yanked": True,
+            "yanked_reason": "leaks the API key in logs",
+            "published_at": "2024-07-01T10:00:00Z",
+        },
+        {
+            "version": "2.0.0-rc.1",
+            "sha256": "d" * 64,
+            "size": 2200,
+            "status": "ok",
+            "yanked": False,
+            "yanked_reason": "",
+            "published_at": "2024-08-01T10:00:00Z",
+        },
     ],
 }
 MANIFEST = {
     "name": "weather",
     "description": "Forecasts for a city.",
     "os": ["linux", "darwin"],
-    "requires": {"bins": ["curl"], "any_bins": ["jq", "gojq"], "env": ["WEATHER_KEY"],
-                 "config": [], "skills": ["geo"], "mcp": []},
+    "requires": {
+        "bins": ["curl"],
+        "any_bins": ["jq", "gojq"],
+        "env": ["WEATHER_KEY"],
+        "config": [],
+        "skills": ["geo"],
+        "mcp": [],
+    },
     "primary_env": "WEATHER_KEY",
     "install": [{"kind": "apt", "package": "jq", "bins": ["jq"], "label": "", "os": [], "id": ""}],
 }
@@ -48,10 +82,19 @@ def registry(monkeypatch):
         path = request.url.path
         if path == "/api/v1/skills":
             q = request.url.params.get("q")
-            results = [{"name": "weather", "latest_version": "1.1.0", "owner": "acme",
-                        "description": "Forecasts for a city. " * 10}] if q == "weather" else []
-            return httpx.Response(200, json={"count": len(results) + (5 if results else 0),
-                                             "results": results})
+            results = (
+                [
+                    {
+                        "name": "weather",
+                        "latest_version": "1.1.0",
+                        "owner": "acme",
+                        "description": "Forecasts for a city. " * 10,
+                    }
+                ]
+                if q == "weather"
+                else []
+            )
+            return httpx.Response(200, json={"count": len(results) + (5 if results else 0), "results": results})
         if path == "/api/v1/skills/weather":
             return httpx.Response(200, json=DETAIL)
         if path.startswith("/api/v1/skills/weather/versions/"):

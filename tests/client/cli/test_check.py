@@ -167,11 +167,20 @@ def test_secrets_never_appear_in_any_output(capsys, project, monkeypatch):
         files={"vars.json": json.dumps({"API_TOKEN": "tok-vars-json-secret"})},
     )
     monkeypatch.setenv("OTHER", "env-process-secret")
-    write_config(project, '[skills.sekrit]\napiKey = "k-config-apikey-secret"\n'
-                          'env = { X = "env-config-secret" }\n')
-    outputs = [run(capsys, *argv) for argv in (["check"], ["check", "--json"], ["check", "sekrit"],
-                                                ["check", "sekrit", "--json"], ["check", "nope"],
-                                                ["check", "nope", "--json"], ["config"], ["config", "--json"])]
+    write_config(project, '[skills.sekrit]\napiKey = "k-config-apikey-secret"\nenv = { X = "env-config-secret" }\n')
+    outputs = [
+        run(capsys, *argv)
+        for argv in (
+            ["check"],
+            ["check", "--json"],
+            ["check", "sekrit"],
+            ["check", "sekrit", "--json"],
+            ["check", "nope"],
+            ["check", "nope", "--json"],
+            ["config"],
+            ["config", "--json"],
+        )
+    ]
     text = "\n".join(out + err for _, out, err in outputs)
     for secret in SECRETS:
         assert secret not in text

@@ -85,8 +85,13 @@ def test_small_talk_adds_nothing(project, monkeypatch, capsys):
 
 def test_a_continuation_is_routed_with_the_transcripts_previous_prompt(project, tmp_path, monkeypatch, capsys):
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "rotate the pages of report.pdf"}}) + "\n")
-    assert run_hook(monkeypatch, capsys, "and invoice.pdf too", cwd=project, session="s3", transcript=transcript)[1] is not None
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "rotate the pages of report.pdf"}}) + "\n"
+    )
+    assert (
+        run_hook(monkeypatch, capsys, "and invoice.pdf too", cwd=project, session="s3", transcript=transcript)[1]
+        is not None
+    )
     assert run_hook(monkeypatch, capsys, "and invoice.pdf too", cwd=project, session="s4")[1] is None  # no history
 
 
@@ -151,12 +156,20 @@ def test_the_installed_command_runs_as_claude_code_would_run_it(project, tmp_pat
     routing as installed (the default)."""
     env = {k: v for k, v in os.environ.items() if k != "SKILLYARD_SEMANTIC"}
     skillctl = Path(sys.executable).parent / "skillctl"
-    installed = subprocess.run([str(skillctl), "hook", "install", "claude", "--json"], capture_output=True, text=True,
-                               env=env, cwd=project, timeout=60, check=True)
+    installed = subprocess.run(
+        [str(skillctl), "hook", "install", "claude", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+        check=True,
+    )
     command = json.loads(installed.stdout)["command"]
     assert command.startswith(str(skillctl))
     event = {"session_id": "real", "cwd": str(project), "prompt": "please rotate the pages of my pdf"}
-    done = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        command, shell=True, input=json.dumps(event), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "rotate.py" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -28,14 +28,19 @@ def registry(tmp_path):
 def cli(tmp_path, registry):
     proj = tmp_path / "proj"
     proj.mkdir()
-    base = {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"),
-            "SKILLYARD_USER_SKILLS": str(tmp_path / "user"), "SKILLYARD_REGISTRY": registry.url}
+    base = {
+        **os.environ,
+        "SKILLYARD_HOME": str(tmp_path / "home"),
+        "SKILLYARD_USER_SKILLS": str(tmp_path / "user"),
+        "SKILLYARD_REGISTRY": registry.url,
+    }
     for var in ("SKILLYARD_TOKEN", "NO_COLOR", "FORCE_COLOR"):
         base.pop(var, None)
 
     def run(*args: str, **env: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*COMMAND, *args], cwd=proj, env={**base, **env},
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [*COMMAND, *args], cwd=proj, env={**base, **env}, capture_output=True, text=True, timeout=60
+        )
 
     run.project = proj
     run.env = base
@@ -45,8 +50,14 @@ def cli(tmp_path, registry):
 def test_every_install_command_speaks_json_on_stdout(cli, registry):
     install = json.loads(cli("install", "hello@^1.0", "--json").stdout)
     assert install["changes"][0] | {"path": None} == {
-        "name": "hello", "action": "installed", "from": None, "to": "1.1.0",
-        "source": f"registry {registry.url}", "path": None, "agents": []}
+        "name": "hello",
+        "action": "installed",
+        "from": None,
+        "to": "1.1.0",
+        "source": f"registry {registry.url}",
+        "path": None,
+        "agents": [],
+    }
     registry.publish("hello", "1.2.0")
     update = json.loads(cli("update", "--dry-run", "--json").stdout)
     assert update["changes"][0]["action"] == "would-update"
@@ -105,8 +116,9 @@ def test_no_color_is_honoured(cli):
 
 def test_download_shows_a_progress_bar_on_a_terminal(cli):
     master, slave = pty.openpty()
-    proc = subprocess.Popen([*COMMAND, "install", "hello"], cwd=cli.project, env=cli.env,
-                            stdout=subprocess.PIPE, stderr=slave)
+    proc = subprocess.Popen(
+        [*COMMAND, "install", "hello"], cwd=cli.project, env=cli.env, stdout=subprocess.PIPE, stderr=slave
+    )
     proc.wait(timeout=60)
     os.close(slave)
     seen = b""
@@ -150,9 +162,11 @@ def test_list_all_adds_user_scope_and_extra_folders_with_gating(cli, registry, t
     assert cli("install", "-g", "hello@1.0.0").returncode == 0
     extra = tmp_path / "extra/tool"
     extra.mkdir(parents=True)
-    (extra / "SKILL.md").write_text("---\nname: tool\ndescription: needs a binary nobody has.\n"
-                                    "metadata:\n  openclaw:\n    requires:\n"
-                                    "      bins: [surely-not-installed-bin]\n---\nbody\n")
+    (extra / "SKILL.md").write_text(
+        "---\nname: tool\ndescription: needs a binary nobody has.\n"
+        "metadata:\n  openclaw:\n    requires:\n"
+        "      bins: [surely-not-installed-bin]\n---\nbody\n"
+    )
     (tmp_path / "home/config").mkdir(parents=True, exist_ok=True)
     (tmp_path / "home/config/config.toml").write_text(f'skill_dirs = ["{extra.parent}"]\n')
     project_only = json.loads(cli("list", "--json").stdout)["skills"]

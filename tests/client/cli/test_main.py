@@ -13,9 +13,7 @@ from skillctl.errors import ExitCode, IntegrityError, SkillctlError
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "skillctl", *args], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-m", "skillctl", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_help_lists_every_command_and_the_exit_codes() -> None:

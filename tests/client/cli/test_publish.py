@@ -28,8 +28,10 @@ def home(home, monkeypatch):
 def parse_multipart(request: httpx.Request) -> dict[str, tuple[str | None, bytes]]:
     raw = b"Content-Type: " + request.headers["Content-Type"].encode() + b"\r\n\r\n" + request.read()
     message = BytesParser(policy=HTTP).parsebytes(raw)
-    return {part.get_param("name", header="content-disposition"): (part.get_filename(), part.get_payload(decode=True))
-            for part in message.iter_parts()}
+    return {
+        part.get_param("name", header="content-disposition"): (part.get_filename(), part.get_payload(decode=True))
+        for part in message.iter_parts()
+    }
 
 
 class FakeRegistry:
@@ -41,11 +43,13 @@ class FakeRegistry:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         fields = parse_multipart(request)
-        self.uploads.append({"path": request.url.path, "auth": request.headers.get("Authorization"),
-                             "fields": fields})
+        self.uploads.append({"path": request.url.path, "auth": request.headers.get("Authorization"), "fields": fields})
         archive = fields["archive"][1]
-        body = self.body or {"name": "hello", "version": "1.0.0",
-                             "sha256": self.sha_override or hashlib.sha256(archive).hexdigest()}
+        body = self.body or {
+            "name": "hello",
+            "version": "1.0.0",
+            "sha256": self.sha_override or hashlib.sha256(archive).hexdigest(),
+        }
         return httpx.Response(self.status, json=body)
 
 
@@ -60,7 +64,9 @@ def fake(monkeypatch):
 def skill(tmp_path):
     folder = tmp_path / "hello"
     (folder / "scripts").mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: hello\ndescription: Say hello.\nversion: 1.0.0\nlicense: MIT\n---\n\n# Hello\n")
+    (folder / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: Say hello.\nversion: 1.0.0\nlicense: MIT\n---\n\n# Hello\n"
+    )
     (folder / "scripts" / "run.py").write_text("print('hello')\n")
     return folder
 
@@ -118,8 +124,14 @@ def test_identical_bytes_again_says_nothing_changed(capsys, fake, skill):
 
 
 def test_same_version_other_bytes_is_conflict_with_hint(capsys, fake, skill):
-    fake.status, fake.body = 409, {"title": "Conflict", "detail": "hello 1.0.0 exists with other bytes",
-                                    "errors": [{"code": "version.exists", "message": "immutable", "path": "version"}]}
+    fake.status, fake.body = (
+        409,
+        {
+            "title": "Conflict",
+            "detail": "hello 1.0.0 exists with other bytes",
+            "errors": [{"code": "version.exists", "message": "immutable", "path": "version"}],
+        },
+    )
     code, out, err = run(capsys, "publish", str(skill))
     assert code == 1
     assert "version.exists" in err and "bump" in err
@@ -129,8 +141,10 @@ def test_same_version_other_bytes_is_conflict_with_hint(capsys, fake, skill):
 
 
 def test_validation_refusal_lists_every_finding(capsys, fake, skill):
-    errors = [{"code": "name.pattern", "message": "bad", "path": "name"},
-              {"code": "scan.secret", "message": "a secret", "path": "scripts/run.py"}]
+    errors = [
+        {"code": "name.pattern", "message": "bad", "path": "name"},
+        {"code": "scan.secret", "message": "a secret", "path": "scripts/run.py"},
+    ]
     fake.status, fake.body = 422, {"title": "Invalid", "detail": "invalid skill", "errors": errors}
     code, _, err = run(capsys, "publish", str(skill))
     assert code == 1 and "name.pattern" in err and "scan.secret" in err and "hint:" in err

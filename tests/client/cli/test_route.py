@@ -27,8 +27,12 @@ def write(root: Path, name: str, description: str, extra: str = "") -> None:
 def skills_dir(tmp_path):
     root = tmp_path / "skills"
     write(root, "pdf-tools", "Fill PDF forms, merge PDF files and extract text from PDF documents.")
-    write(root, "k8s-deploy", "Deploy services to Kubernetes clusters with kubectl and helm charts.",
-          f"requires:\n  bins: [{MISSING_BIN}]\n")
+    write(
+        root,
+        "k8s-deploy",
+        "Deploy services to Kubernetes clusters with kubectl and helm charts.",
+        f"requires:\n  bins: [{MISSING_BIN}]\n",
+    )
     return root
 
 
@@ -132,8 +136,12 @@ def test_route_notices_edited_added_and_deleted_skill_folders_without_reindex(sk
     names = lambda message: [s["name"] for s in route_json(message, "--skills-dir", str(skills_dir))["skills"]]  # noqa: E731
     assert names("merge these pdf files and fill the pdf forms") == ["pdf-tools"]
     pdf = skills_dir / "pdf-tools" / "SKILL.md"
-    pdf.write_text(pdf.read_text().replace("Fill PDF forms, merge PDF files and extract text from PDF documents.",
-                                           "Bake sourdough bread and proof the dough overnight."))
+    pdf.write_text(
+        pdf.read_text().replace(
+            "Fill PDF forms, merge PDF files and extract text from PDF documents.",
+            "Bake sourdough bread and proof the dough overnight.",
+        )
+    )
     assert names("bake sourdough bread and proof the dough") == ["pdf-tools"]
     assert names("merge these pdf files and fill the pdf forms") == []
     write(skills_dir, "guitar", "Tune guitar strings and learn chords.")

@@ -18,7 +18,9 @@ BOMB = "\n".join(
 
 
 def skillctl(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skillctl", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "skillctl", *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
 
 
 @pytest.mark.parametrize("text", [BOMB, "---\nname: loop\ndescription: d\nmetadata: &m {self: *m}\n---\n"])

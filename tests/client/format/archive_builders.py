@@ -63,11 +63,7 @@ def zip_bytes(
     central = bytearray()
     base = len(prefix) if shift_offsets else 0
     for index, m in enumerate(members):
-        payload = (
-            m.compressed
-            if m.compressed is not None
-            else (deflate(m.data) if m.method == 8 else m.data)
-        )
+        payload = m.compressed if m.compressed is not None else (deflate(m.data) if m.method == 8 else m.data)
         crc = m.crc if m.crc is not None else zlib.crc32(m.data)
         size = m.file_size if m.file_size is not None else len(m.data)
         name = m.raw_name(m.name)
@@ -91,9 +87,7 @@ def zip_bytes(
         out += local + payload
         if index == 0:
             out += between
-        system, attrs = (
-            (3, m.mode << 16) if m.mode is not None else (0, 0x10 if name.endswith(b"/") else 0)
-        )
+        system, attrs = (3, m.mode << 16) if m.mode is not None else (0, 0x10 if name.endswith(b"/") else 0)
         central += struct.pack(
             "<4sBBHHHHHIIIHHHHHII",
             b"PK\x01\x02", 20, system, 20, flags, m.method, 0, 33, crc, len(payload), size,
@@ -171,11 +165,7 @@ def gzip_bytes(data: bytes) -> bytes:
 
 def gzip_stream(pieces: list[bytes], crc: int, size: int) -> bytes:
     """gzip: a header without time or name, raw deflate pieces, then CRC and size."""
-    return (
-        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
-        + b"".join(pieces)
-        + struct.pack("<II", crc, size & 0xFFFFFFFF)
-    )
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + b"".join(pieces) + struct.pack("<II", crc, size & 0xFFFFFFFF)
 
 
 def deflate_pieces(data: bytes, *, final: bool) -> bytes:

@@ -93,9 +93,7 @@ def test_refused_archive_writes_nothing(tmp_path, name):
     parent.mkdir()
     with pytest.raises(ArchiveError) as refused:
         extract_archive(HOSTILE[name](), parent / "demo")
-    assert refused.value.findings and all(
-        f.code.startswith("archive.") for f in refused.value.findings
-    )
+    assert refused.value.findings and all(f.code.startswith("archive.") for f in refused.value.findings)
     assert list(tmp_path.rglob("*")) == [parent]  # nothing written anywhere
 
 

@@ -301,9 +301,7 @@ def test_zip_comment_is_accepted():
 
 
 def test_overlapping_zip_members_are_refused():
-    data = ab.skill_zip(
-        ab.ZipMember("again.md", ab.SKILL_MD, offset=0)
-    )  # points at SKILL.md's bytes
+    data = ab.skill_zip(ab.ZipMember("again.md", ab.SKILL_MD, offset=0))  # points at SKILL.md's bytes
     assert codes(data) & {"archive.leading_data", "archive.header_mismatch"}
 
 
@@ -365,18 +363,12 @@ def test_data_after_the_gzip_stream_is_refused():
 
 
 def test_data_after_the_end_of_the_tar_is_refused():
-    tar = ab.tar_bytes([ab.TarMember("SKILL.md", ab.SKILL_MD)]) + b"hidden payload".ljust(
-        512, b"\0"
-    )
+    tar = ab.tar_bytes([ab.TarMember("SKILL.md", ab.SKILL_MD)]) + b"hidden payload".ljust(512, b"\0")
     assert codes(ab.gzip_bytes(tar)) == {"archive.leading_data"}
 
 
 def test_garbage_header_after_members_is_refused():
-    tar = (
-        ab.tar_bytes([ab.TarMember("SKILL.md", ab.SKILL_MD)], end=False)
-        + b"\xff" * 512
-        + b"\0" * 1024
-    )
+    tar = ab.tar_bytes([ab.TarMember("SKILL.md", ab.SKILL_MD)], end=False) + b"\xff" * 512 + b"\0" * 1024
     assert codes(ab.gzip_bytes(tar)) == {"archive.leading_data"}
 
 
@@ -482,9 +474,7 @@ def test_skill_md_not_utf8_is_refused_by_validation(tmp_path):
     from skillctl.format.load import load_skill
 
     path = tmp_path / "skill.zip"
-    path.write_bytes(
-        ab.zip_bytes([ab.ZipMember("SKILL.md", ab.SKILL_MD.replace(b"Demo", b"D\xffmo"))])
-    )
+    path.write_bytes(ab.zip_bytes([ab.ZipMember("SKILL.md", ab.SKILL_MD.replace(b"Demo", b"D\xffmo"))]))
     assert inspect_archive(path).ok  # the archive itself is fine; its SKILL.md is not
     assert "skill.not_utf8" in {f.code for f in load_skill(path).errors}
 
@@ -560,9 +550,7 @@ def test_archives_from_the_system_tools_are_accepted(tmp_path, tool):
     (folder / "SKILL.md").write_bytes(ab.SKILL_MD)
     (folder / "scripts" / "run.sh").write_text("echo\n")
     out = tmp_path / ("demo.zip" if tool == "zip" else "demo.tar.gz")
-    command = (
-        ["zip", "-qr", str(out), "demo"] if tool == "zip" else ["tar", "czf", str(out), "demo"]
-    )
+    command = ["zip", "-qr", str(out), "demo"] if tool == "zip" else ["tar", "czf", str(out), "demo"]
     subprocess.run(command, cwd=tmp_path, check=True)
     inspection = inspect_archive(out)
     assert inspection.ok, inspection.findings

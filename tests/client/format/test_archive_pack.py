@@ -49,9 +49,7 @@ def test_pack_lists_files_at_the_archive_root_sorted(skill_dir, tmp_path):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-def test_same_folder_gives_the_same_bytes_after_mtimes_and_owners_change(
-    skill_dir, tmp_path, suffix
-):
+def test_same_folder_gives_the_same_bytes_after_mtimes_and_owners_change(skill_dir, tmp_path, suffix):
     first = pack_skill(skill_dir, tmp_path / f"one{suffix}")
     for path in [skill_dir, *skill_dir.rglob("*")]:
         os.utime(path, (1_000_000_000, 1_234_567_890))
@@ -172,9 +170,7 @@ def test_unknown_suffix_is_a_usage_error(skill_dir, tmp_path):
 
 
 def test_pack_that_fails_its_own_check_leaves_no_file(skill_dir, tmp_path):
-    (skill_dir / "references" / "CAF\u00c9.md").write_text(
-        "collides with caf\u00e9.md on macOS and Windows"
-    )
+    (skill_dir / "references" / "CAF\u00c9.md").write_text("collides with caf\u00e9.md on macOS and Windows")
     with pytest.raises(ArchiveError) as refused:
         pack_skill(skill_dir, tmp_path / "demo.zip")
     assert {f.code for f in refused.value.findings} == {"archive.name_collision"}

@@ -30,9 +30,7 @@ SPEC_KEYS = {"name", "description", "license", "compatibility", "metadata", "all
 
 def skill_folders(corpus: Path) -> list[Path]:
     return sorted(
-        Path(dirpath)
-        for dirpath, _dirs, files in os.walk(corpus)
-        if any(name.lower() == "skill.md" for name in files)
+        Path(dirpath) for dirpath, _dirs, files in os.walk(corpus) if any(name.lower() == "skill.md" for name in files)
     )
 
 

@@ -38,7 +38,9 @@ def test_missing_name_is_an_error():
     assert "name.missing" in {f.code for f in findings if f.is_error}
 
 
-@pytest.mark.parametrize("desc, code", [("", "description.missing"), ("x" * 1025, "description.too_long"), (["a"], "field.type")])
+@pytest.mark.parametrize(
+    "desc, code", [("", "description.missing"), ("x" * 1025, "description.too_long"), (["a"], "field.type")]
+)
 def test_bad_descriptions_are_errors(desc, code):
     assert code in manifest_of({"description": desc})[2]
 
@@ -149,8 +151,24 @@ def test_unknown_os_is_a_warning_and_dropped():
 
 # --- requires -------------------------------------------------------------------------------------
 def test_requires_full_form():
-    req = m({"requires": {"bins": ["jq"], "anyBins": ["rg", "grep"], "env": ["TOKEN"], "config": ["x.y"], "skills": ["other"]}}).requires
-    assert (req.bins, req.any_bins, req.env, req.config, req.skills) == (["jq"], ["rg", "grep"], ["TOKEN"], ["x.y"], ["other"])
+    req = m(
+        {
+            "requires": {
+                "bins": ["jq"],
+                "anyBins": ["rg", "grep"],
+                "env": ["TOKEN"],
+                "config": ["x.y"],
+                "skills": ["other"],
+            }
+        }
+    ).requires
+    assert (req.bins, req.any_bins, req.env, req.config, req.skills) == (
+        ["jq"],
+        ["rg", "grep"],
+        ["TOKEN"],
+        ["x.y"],
+        ["other"],
+    )
 
 
 @pytest.mark.parametrize("alias", ["binary", "binaries", "commands"])
@@ -187,7 +205,12 @@ GATING = {
 def test_gating_blocks_map_into_the_manifest(block):
     manifest, _, errors = manifest_of({"metadata": {block: GATING}})
     assert not errors
-    assert (manifest.emoji, manifest.homepage, manifest.os, manifest.primary_env) == ("🐙", "https://h", ["darwin"], "GH_TOKEN")
+    assert (manifest.emoji, manifest.homepage, manifest.os, manifest.primary_env) == (
+        "🐙",
+        "https://h",
+        ["darwin"],
+        "GH_TOKEN",
+    )
     assert manifest.always is True and manifest.skill_key == "gh"
     assert manifest.requires.bins == ["gh"] and manifest.requires.any_bins == ["a", "b"]
     assert manifest.requires.env == ["GH_TOKEN"] and manifest.requires.config == ["c"]
@@ -196,7 +219,9 @@ def test_gating_blocks_map_into_the_manifest(block):
 
 @pytest.mark.parametrize("block", ["openclaw", "clawdbot", "moltbot"])
 def test_gating_block_as_inline_json_in_skill_md(block):
-    text = f'---\nname: demo\ndescription: d\nmetadata: {{"{block}":{{"emoji":"x","requires":{{"bins":["jq"]}}}}}}\n---\n'
+    text = (
+        f'---\nname: demo\ndescription: d\nmetadata: {{"{block}":{{"emoji":"x","requires":{{"bins":["jq"]}}}}}}\n---\n'
+    )
     report = parse_skill_md(text)
     assert report.valid and report.manifest.requires.bins == ["jq"] and report.manifest.emoji == "x"
 
@@ -268,8 +293,20 @@ def test_vars_bad_values():
 
 # --- mcp -------------------------------------------------------------------------------------------
 def test_mcp_full_form():
-    mcp = m({"mcp": {"command": "npx", "args": ["srv"], "env": {"TOKEN": "${TOKEN}"}, "startup_timeout": 10, "idle_timeout": "30s"}}).mcp
-    assert mcp == McpSpec(command="npx", args=["srv"], env={"TOKEN": "${TOKEN}"}, startup_timeout=10.0, idle_timeout=30.0)
+    mcp = m(
+        {
+            "mcp": {
+                "command": "npx",
+                "args": ["srv"],
+                "env": {"TOKEN": "${TOKEN}"},
+                "startup_timeout": 10,
+                "idle_timeout": "30s",
+            }
+        }
+    ).mcp
+    assert mcp == McpSpec(
+        command="npx", args=["srv"], env={"TOKEN": "${TOKEN}"}, startup_timeout=10.0, idle_timeout=30.0
+    )
 
 
 def test_mcp_shorthands():
@@ -290,7 +327,9 @@ def test_mcp_from_openclaw_block():
 # --- next skills, triggers, toolsets, scripts ------------------------------------------------------
 def test_conditional_next_skills():
     expected = [ConditionalNext(when="tests fail", skill="debug")]
-    assert m({"conditional_next_skills": [{"when": "tests fail", "skill": "debug"}]}).conditional_next_skills == expected
+    assert (
+        m({"conditional_next_skills": [{"when": "tests fail", "skill": "debug"}]}).conditional_next_skills == expected
+    )
     assert m({"conditional_next_skills": {"tests fail": "debug"}}).conditional_next_skills == expected
     assert "field.type" in manifest_of({"conditional_next_skills": [{"when": 1}]})[2]
 
@@ -326,7 +365,12 @@ RUNTIME = {"runtime": "python3", "entrypoint": "scripts/main.py", "requires_netw
 
 def test_runtime_block_in_frontmatter():
     assert m({"runtime": RUNTIME}).runtime == RuntimeSpec(
-        runtime="python3", entrypoint="scripts/main.py", requires_network=True, max_memory_mb=256, timeout_seconds=30.0, test="pytest"
+        runtime="python3",
+        entrypoint="scripts/main.py",
+        requires_network=True,
+        max_memory_mb=256,
+        timeout_seconds=30.0,
+        test="pytest",
     )
     assert m({"runtime": "node"}).runtime.runtime == "node"
     assert m({}).runtime is None

@@ -92,7 +92,12 @@ def test_every_inline_json_skill_in_the_corpus_migrates(corpus_dir):
         try:
             out = migrate_skill_md(data)
         except MigrateError as exc:
-            assert exc.code in {"migrate.unsafe", "migrate.nothing_to_do", "frontmatter.unclosed", "frontmatter.missing"}
+            assert exc.code in {
+                "migrate.unsafe",
+                "migrate.nothing_to_do",
+                "frontmatter.unclosed",
+                "frontmatter.missing",
+            }
             continue
         before, after = parse_skill_md(data), parse_skill_md(out)
         assert after.manifest.metadata == before.manifest.metadata

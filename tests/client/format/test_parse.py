@@ -237,7 +237,9 @@ def test_random_frontmatter_text_never_raises(text):
 
 YAMLISH = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20)),
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=20,
 )
 FIELDS = ["name", "description", "license", "compatibility", "metadata", "allowed-tools", "version",

@@ -65,13 +65,19 @@ class FakeRegistry:
         self.server.shutdown()
         self.server.server_close()
 
-    def publish(self, name: str, version: str, files: dict[str, str] | None = None,
-                routing_manifest: dict | None = None) -> str:
+    def publish(
+        self, name: str, version: str, files: dict[str, str] | None = None, routing_manifest: dict | None = None
+    ) -> str:
         data = pack(make_skill(self.tmp / "src" / name, name, version, files), self.tmp)
         sha = hashlib.sha256(data).hexdigest()
         self.skills.setdefault(name, {})[version] = {
-            "version": version, "sha256": sha, "size": len(data), "status": "published",
-            "yanked": False, "yanked_reason": "", "data": data,
+            "version": version,
+            "sha256": sha,
+            "size": len(data),
+            "status": "published",
+            "yanked": False,
+            "yanked_reason": "",
+            "data": data,
             "routing_manifest": routing_manifest,
         }
         return sha
@@ -80,8 +86,9 @@ class FakeRegistry:
         self.skills[name][version].update(fields)
 
     def _detail(self, name: str) -> dict:
-        versions = [{k: v for k, v in e.items() if k not in ("data", "routing_manifest")}
-                    for e in self.skills[name].values()]
+        versions = [
+            {k: v for k, v in e.items() if k not in ("data", "routing_manifest")} for e in self.skills[name].values()
+        ]
         if self.lists_routing_manifests:
             for listed, entry in zip(versions, self.skills[name].values(), strict=True):
                 listed["has_routing_manifest"] = entry["routing_manifest"] is not None

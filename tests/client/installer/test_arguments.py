@@ -18,12 +18,16 @@ from skillctl.installer.arguments import Source, parse_source
         ("corp:hello@~1.4", Source("registry", name="hello", spec="~1.4", registry="corp")),
         ("https://example.org/x/hello.zip", Source("url", location="https://example.org/x/hello.zip")),
         ("http://127.0.0.1:8000/h.tar.gz", Source("url", location="http://127.0.0.1:8000/h.tar.gz")),
-        ("git+file:///srv/repo#v1:skills/foo",
-         Source("git", location="file:///srv/repo", ref="v1", subdir="skills/foo")),
+        (
+            "git+file:///srv/repo#v1:skills/foo",
+            Source("git", location="file:///srv/repo", ref="v1", subdir="skills/foo"),
+        ),
         ("git+https://example.org/r.git", Source("git", location="https://example.org/r.git")),
         ("https://example.org/r.git#main", Source("git", location="https://example.org/r.git", ref="main")),
-        ("git+ssh://git@example.org/r.git#:skills/a/",
-         Source("git", location="ssh://git@example.org/r.git", subdir="skills/a")),
+        (
+            "git+ssh://git@example.org/r.git#:skills/a/",
+            Source("git", location="ssh://git@example.org/r.git", subdir="skills/a"),
+        ),
     ],
 )
 def test_parse_source_forms(arg, expected):

@@ -32,12 +32,18 @@ def registry(tmp_path):
 
 
 def run(proj: Path, registry, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SKILLYARD_HOME": str(proj.parent / "home"),
-           "SKILLYARD_USER_SKILLS": str(proj.parent / "user"), "SKILLYARD_REGISTRY": registry.url,
-           "NO_COLOR": "1", **extra_env}
+    env = {
+        **os.environ,
+        "SKILLYARD_HOME": str(proj.parent / "home"),
+        "SKILLYARD_USER_SKILLS": str(proj.parent / "user"),
+        "SKILLYARD_REGISTRY": registry.url,
+        "NO_COLOR": "1",
+        **extra_env,
+    }
     env.pop("SKILLYARD_TOKEN", None)
-    return subprocess.run([sys.executable, "-m", "skillctl", *args], cwd=proj, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "skillctl", *args], cwd=proj, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 def folder_state(folder: Path) -> dict[str, str]:
@@ -94,8 +100,7 @@ def test_update_killed_leaves_old_or_new_whole(proj, registry, tmp_path, point):
 def test_update_killed_without_exchange_recovers(proj, registry, tmp_path, point):
     old = _versions(proj, registry)
     new = _new_state(tmp_path, registry)
-    proc = run(proj, registry, "update", "hello", SKILLYARD_TEST_CRASH_AT=point,
-               SKILLYARD_TEST_NO_EXCHANGE="1")
+    proc = run(proj, registry, "update", "hello", SKILLYARD_TEST_CRASH_AT=point, SKILLYARD_TEST_NO_EXCHANGE="1")
     assert proc.returncode == -signal.SIGKILL
     # Between the two renames the folder is briefly absent (the old one waits aside whole).
     _check_recovers(proj, registry, old, new, allow_absent=True)
@@ -133,11 +138,20 @@ def test_uninstall_killed_is_finished_by_the_next_run(proj, registry):
 
 def test_concurrent_installs_serialise_through_the_file_lock(proj, registry):
     registry.publish("other", "1.0.0")
-    env = {**os.environ, "SKILLYARD_HOME": str(proj.parent / "home"),
-           "SKILLYARD_USER_SKILLS": str(proj.parent / "user"), "SKILLYARD_REGISTRY": registry.url}
+    env = {
+        **os.environ,
+        "SKILLYARD_HOME": str(proj.parent / "home"),
+        "SKILLYARD_USER_SKILLS": str(proj.parent / "user"),
+        "SKILLYARD_REGISTRY": registry.url,
+    }
     cmd = [sys.executable, "-m", "skillctl", "install"]
-    first = subprocess.Popen([*cmd, "hello"], cwd=proj, stderr=subprocess.PIPE, text=True,
-                             env={**env, "SKILLYARD_TEST_PAUSE_AT": "after_extract"})
+    first = subprocess.Popen(
+        [*cmd, "hello"],
+        cwd=proj,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env, "SKILLYARD_TEST_PAUSE_AT": "after_extract"},
+    )
     # The first holds the lock for a second after extracting; the second must wait for it.
     import time
 

@@ -80,7 +80,9 @@ def test_verify_names_edited_missing_and_extra_files(ops, env):
     [result] = ops.verify()
     assert not result["ok"]
     assert {(p["code"], p["path"]) for p in result["problems"]} == {
-        ("file_changed", "SKILL.md"), ("file_extra", "notes.txt")}
+        ("file_changed", "SKILL.md"),
+        ("file_extra", "notes.txt"),
+    }
 
 
 def test_frozen_install_restores_deleted_folder_from_cache_without_network(ops, registry, env):
@@ -88,7 +90,9 @@ def test_frozen_install_restores_deleted_folder_from_cache_without_network(ops, 
     shutil.rmtree(env / ".agents")
     registry.requests.clear()
     [change] = ops.sync(frozen=True)
-    assert (change.action, change.new) == ("restored", "1.1.0") and "Version 1.1.0" in (env / ".agents/skills/hello/SKILL.md").read_text()
+    assert (change.action, change.new) == ("restored", "1.1.0") and "Version 1.1.0" in (
+        env / ".agents/skills/hello/SKILL.md"
+    ).read_text()
     assert registry.requests == [] or all("download" not in r for r in registry.requests)
 
 

@@ -24,8 +24,7 @@ def test_manifest_round_trip_keeps_unknown_keys_and_sorts(tmp_path):
     path = tmp_path / "skills.toml"
     wanted = {
         "zeta": Wanted("zeta", {"git": "https://example.org/r.git", "ref": "v1", "subdir": "s/z"}),
-        "alpha": Wanted("alpha", {"registry": "corp", "version": "^1.0"}, ["codex", "claude"],
-                        {"note": "keep me"}),
+        "alpha": Wanted("alpha", {"registry": "corp", "version": "^1.0"}, ["codex", "claude"], {"note": "keep me"}),
     }
     write_manifest(path, wanted)
     text = path.read_text()
@@ -72,8 +71,14 @@ def test_manifest_without_changes_is_rewritten_byte_for_byte(tmp_path):
 
 def test_lock_round_trip_is_byte_identical_and_files_sorted(tmp_path):
     path = tmp_path / "skills.lock"
-    entry = Locked("hello", "1.1.0", "a" * 64, {"registry": "main"}, registry_url="http://x",
-                   files={"scripts/z.py": "2" * 64, "SKILL.md": "1" * 64})
+    entry = Locked(
+        "hello",
+        "1.1.0",
+        "a" * 64,
+        {"registry": "main"},
+        registry_url="http://x",
+        files={"scripts/z.py": "2" * 64, "SKILL.md": "1" * 64},
+    )
     write_lock(path, {"hello": entry})
     text = path.read_text()
     assert text.index('"SKILL.md"') < text.index('"scripts/z.py"')
@@ -107,9 +112,17 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["skills.toml"]
 
 
-@pytest.mark.parametrize(("source", "kind"), [
-    ({"registry": "r", "version": "^1"}, "registry"), ({}, "registry"), ({"path": "x"}, "folder"),
-    ({"archive": "x.zip"}, "archive"), ({"url": "https://x"}, "url"), ({"git": "file:///r"}, "git")])
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        ({"registry": "r", "version": "^1"}, "registry"),
+        ({}, "registry"),
+        ({"path": "x"}, "folder"),
+        ({"archive": "x.zip"}, "archive"),
+        ({"url": "https://x"}, "url"),
+        ({"git": "file:///r"}, "git"),
+    ],
+)
 def test_source_kind_from_record(source, kind):
     assert source_kind(source) == kind
 

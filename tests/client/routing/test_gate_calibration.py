@@ -19,10 +19,12 @@ MESSAGE = "deploy the services to our kubernetes clusters"  # several keywords: 
 
 
 def index(*, queries: list[str] = ()) -> ScoringIndex:
-    return ScoringIndex([
-        build_offline(name="k8s-deploy", description=DEPLOY, queries=list(queries)),
-        build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
-    ])
+    return ScoringIndex(
+        [
+            build_offline(name="k8s-deploy", description=DEPLOY, queries=list(queries)),
+            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+        ]
+    )
 
 
 def route(idx: ScoringIndex, cosine: float, **weights):

@@ -17,8 +17,16 @@ def test_registry_manifest_is_saved_under_state_dir_and_used_for_routing(tmp_pat
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: weather\ndescription: Forecasts.\n---\n")
     assert SkillSet.from_dir(tmp_path / "skills", semantic=False).route("will it rain umbrella tomorrow") == []
-    save_registry_manifest("weather", "ab" * 32, {"keywords": ["rain", "umbrella", "forecast"], "phrases": ["rain tomorrow"],
-                                                   "queries": ["Do I need an umbrella?"], "negative": "climate science"})
+    save_registry_manifest(
+        "weather",
+        "ab" * 32,
+        {
+            "keywords": ["rain", "umbrella", "forecast"],
+            "phrases": ["rain tomorrow"],
+            "queries": ["Do I need an umbrella?"],
+            "negative": "climate science",
+        },
+    )
     assert registry_manifest_path("weather").is_relative_to(tmp_path / "home" / "state")
     assert load_registry_manifest("weather")["keywords"][0] == "rain"
     assert not any(p.name.endswith(".json") for p in skill.iterdir())

@@ -15,9 +15,15 @@ def manifest(name, description, **kw):
 SKILLS = [
     manifest("k8s-deploy", "Deploy services to Kubernetes clusters with kubectl and helm charts."),
     manifest("pdf-tools", "Fill PDF forms, merge PDF files and extract text from PDF documents."),
-    manifest("sql-analyst", "Write and optimise SQL queries for PostgreSQL databases. Do not use for NoSQL or MongoDB."),
-    manifest("release-notes", "Draft release notes from the git log.", trigger_keywords=["changelog"],
-             trigger_patterns=[r"\bv\d+\.\d+\.\d+\b"]),
+    manifest(
+        "sql-analyst", "Write and optimise SQL queries for PostgreSQL databases. Do not use for NoSQL or MongoDB."
+    ),
+    manifest(
+        "release-notes",
+        "Draft release notes from the git log.",
+        trigger_keywords=["changelog"],
+        trigger_patterns=[r"\bv\d+\.\d+\.\d+\b"],
+    ),
 ]
 
 
@@ -114,9 +120,13 @@ def test_split_intents_cuts_at_sentences_and_request_connectors_only():
     from skillctl.routing.intents import split_intents
 
     assert split_intents("merge these pdf files, then deploy the api to kubernetes") == [
-        "merge these pdf files", "deploy the api to kubernetes"]
+        "merge these pdf files",
+        "deploy the api to kubernetes",
+    ]
     assert split_intents("Fill the PDF form. Also optimise my slow SQL query please!") == [
-        "Fill the PDF form.", "Also optimise my slow SQL query please!"]
+        "Fill the PDF form.",
+        "Also optimise my slow SQL query please!",
+    ]
     assert split_intents("merge the pdf and docx files for me") == []  # a bare "and" joins nouns
     assert split_intents("deploy the api to kubernetes. thanks!") == []  # "thanks!" is no request
     assert split_intents("one two three. " * 9) == ["one two three."] * 4  # at most four parts
@@ -136,7 +146,9 @@ def test_two_requests_stand_without_the_whole_message_passing(monkeypatch):
     router = Router(SKILLS)
     real = router._route_text
     whole = "merge the pdf files. deploy it to kubernetes now"
-    monkeypatch.setattr(router, "_route_text", lambda text, recent, qv=None: [] if text == whole else real(text, recent))
+    monkeypatch.setattr(
+        router, "_route_text", lambda text, recent, qv=None: [] if text == whole else real(text, recent)
+    )
     assert names(router.route(whole)) == ["pdf-tools", "k8s-deploy"]
     # ... but one request alone in a message that passes nothing is not enough
     lone = "merge the pdf files. what a lovely morning it is"

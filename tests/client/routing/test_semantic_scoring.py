@@ -64,16 +64,24 @@ def test_skill_vectors_give_centroid_and_closest_example_per_skill():
     sv = SkillVectors.from_lists(cents, examples)
     c, best = sv.scores(np.array([0, 1, 0], dtype=np.float32))
     assert list(c) == [0, 1] and best[0] == pytest.approx(0.8) and best[1] == 1
-    plain = Router([build_offline(name="a", description="A."), build_offline(name="b", description="B.")], vectors=cents)
+    plain = Router(
+        [build_offline(name="a", description="A."), build_offline(name="b", description="B.")], vectors=cents
+    )
     assert len(plain.vectors) == 2  # a bare centroid array still works
 
 
 def test_semantic_routing_gates_small_talk_and_keeps_reasons():
-    ms = [build_offline(name="pdf-tools", description="Merge PDF files."),
-          build_offline(name="deployer", description="Deploy services.")]
+    ms = [
+        build_offline(name="pdf-tools", description="Merge PDF files."),
+        build_offline(name="deployer", description="Deploy services."),
+    ]
     enc = FakeEncoder()
-    router = Router(ms, vectors=np.stack([enc.encode_one("pdf"), enc.encode_one("deploy")]), encoder=enc,
-                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5))
+    router = Router(
+        ms,
+        vectors=np.stack([enc.encode_one("pdf"), enc.encode_one("deploy")]),
+        encoder=enc,
+        weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5),
+    )
     [match] = router.route("pdf merge these files please")
     assert match.name == "pdf-tools" and any(r.startswith("semantic 1.000") for r in match.reasons)
     assert {"evidence", "no_skill", "bm25"} <= set(match.components)
@@ -93,8 +101,10 @@ def test_index_keeps_example_vectors_next_to_the_centroid():
     from skillctl.routing.index import Entry, RoutingIndex, add_vectors
 
     with_queries = build_offline(name="pdf-tools", description="Merge PDF files.", queries=["pdf merge", "deploy x"])
-    entries = [Entry(name=m.name, path=m.name, scope="dir", fingerprint=[0, 0, 0], manifest=m)
-               for m in (with_queries, build_offline(name="deployer", description="Deploy services."))]
+    entries = [
+        Entry(name=m.name, path=m.name, scope="dir", fingerprint=[0, 0, 0], manifest=m)
+        for m in (with_queries, build_offline(name="deployer", description="Deploy services."))
+    ]
     add_vectors(entries, FakeEncoder())
     assert entries[0].examples and entries[1].examples is None
     assert "vector" not in entries[0].to_dict()  # vectors live in the sidecar file, not the main index
@@ -131,8 +141,12 @@ def test_shipped_no_skill_reference_is_broad_and_cached():
 def test_router_gate_uses_the_nearest_no_skill_messages():
     ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
     enc = FakeEncoder()
-    router = Router(ms, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc,
-                    weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1))
+    router = Router(
+        ms,
+        vectors=np.stack([enc.encode_one("pdf")]),
+        encoder=enc,
+        weights=Weights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1),
+    )
     assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
     [match] = router.route("pdf merge")
     assert 0 < match.components["no_skill"] < 1
@@ -168,7 +182,9 @@ def _clustered(rng, dim=16, per_skill=20):
     u = np.zeros(dim, dtype=np.float32)
     u[1] = u[2] = 2**-0.5
     means = [np.eye(dim, dtype=np.float32)[0] + s * 0.15 * np.eye(dim, dtype=np.float32)[1] for s in (1, -1)]
-    means += [np.eye(dim, dtype=np.float32)[0] + 0.3 * np.eye(dim, dtype=np.float32)[3 + k % (dim - 3)] for k in range(28)]
+    means += [
+        np.eye(dim, dtype=np.float32)[0] + 0.3 * np.eye(dim, dtype=np.float32)[3 + k % (dim - 3)] for k in range(28)
+    ]
     spread = np.linspace(-0.8, 0.8, per_skill)[:, None]  # zero mean: the centroids stay on the means
     groups = [m + rng.permutation(spread) * u + rng.normal(0, 0.02, (per_skill, dim)) for m in means]
     return means, [g.astype(np.float32) for g in groups], u
@@ -221,7 +237,9 @@ def test_whitening_falls_back_to_plain_cosine_with_few_skills():
 def test_whitened_scores_change_the_rank_not_the_gate():
     ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta")]
     index = ScoringIndex(ms)
-    w = Weights(semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0)
+    w = Weights(
+        semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0
+    )
     got = rank_semantic(index, "something", [0.7, 0.6], whitened=[0.1, 0.9], no_skill=0.1, w=w)
     assert [m.name for m in got] == ["beta", "alpha"]
     assert got[0].components["evidence"] == pytest.approx(0.6) and got[0].components["whitened"] == pytest.approx(0.9)

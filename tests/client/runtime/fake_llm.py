@@ -24,8 +24,11 @@ def reply_saying(text: str) -> dict:
 
 
 def reply_calling(tool: str, **arguments) -> dict:
-    call = {"id": f"call_{tool}_{len(json.dumps(arguments))}", "type": "function",
-            "function": {"name": tool, "arguments": json.dumps(arguments)}}
+    call = {
+        "id": f"call_{tool}_{len(json.dumps(arguments))}",
+        "type": "function",
+        "function": {"name": tool, "arguments": json.dumps(arguments)},
+    }
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
@@ -56,8 +59,12 @@ class FakeChatServer:
         step = self.script[len(self.requests) - 1]
         message = step(body) if callable(step) else step
         finish = "tool_calls" if message.get("tool_calls") else "stop"
-        return 200, {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "model": body.get("model"),
-                     "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+        return 200, {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        }
 
     def _handler(self):
         fake = self

@@ -22,13 +22,23 @@ API_KEY = "sk-test-key"
 @pytest.fixture
 def skills(tmp_path, home):
     root = tmp_path / "skills"
-    write_skill(root / "intake", "---\nname: intake\ndescription: Take in a support request.\nnext_skill: triage\n---\n"
-                "Collect the facts: what happened, when, to whom.\n")
-    write_skill(root / "triage", "---\nname: triage\ndescription: Classify a support request.\nconditional_next_skills:\n"
-                "  - {when: the user reports a bug, skill: fix-bug}\n  - {when: the user wants a feature, skill: plan-feature}\n"
-                "---\nDecide what kind of request it is, then hand over with skill_transition.\n")
-    write_skill(root / "fix-bug", "---\nname: fix-bug\ndescription: Fix a reported bug.\n---\n"
-                "Reproduce the bug first. Read references/runbook.md.\n", {"references/runbook.md": "restart it\n"})
+    write_skill(
+        root / "intake",
+        "---\nname: intake\ndescription: Take in a support request.\nnext_skill: triage\n---\n"
+        "Collect the facts: what happened, when, to whom.\n",
+    )
+    write_skill(
+        root / "triage",
+        "---\nname: triage\ndescription: Classify a support request.\nconditional_next_skills:\n"
+        "  - {when: the user reports a bug, skill: fix-bug}\n  - {when: the user wants a feature, skill: plan-feature}\n"
+        "---\nDecide what kind of request it is, then hand over with skill_transition.\n",
+    )
+    write_skill(
+        root / "fix-bug",
+        "---\nname: fix-bug\ndescription: Fix a reported bug.\n---\n"
+        "Reproduce the bug first. Read references/runbook.md.\n",
+        {"references/runbook.md": "restart it\n"},
+    )
     write_skill(root / "plan-feature", "---\nname: plan-feature\ndescription: Plan a feature.\n---\nWrite a plan.\n")
     config = Config(values={"tools": {"deny": ["read_skill_file"]}})
     with SkillSet.from_dir(root, semantic=False, config=config) as skills:
@@ -58,14 +68,20 @@ def test_a_three_step_pipeline_and_a_refused_tool(skills):
         result = run_turn(session, messages, "the login page crashes when I press enter", model)
 
     first, after_load, after_handover, after_transition, after_refusal = llm.requests
-    assert first["model"] == "fake-model" and last(first) == {"role": "user", "content": "the login page crashes when I press enter"}
+    assert first["model"] == "fake-model" and last(first) == {
+        "role": "user",
+        "content": "the login page crashes when I press enter",
+    }
     assert tool_names(first) == ["load_skill"]  # read_skill_file is denied: not offered
     assert all(h["Authorization"] == f"Bearer {API_KEY}" for h in llm.headers)
     assert "Collect the facts" in last(after_load)["content"] and last(after_load)["role"] == "tool"
 
     # step 1 -> 2: intake's turn ended without tool calls, so its next_skill (triage) follows
     handover = last(after_handover)
-    assert handover["role"] == "system" and "The skill 'intake' hands over to 'triage' (its next_skill" in handover["content"]
+    assert (
+        handover["role"] == "system"
+        and "The skill 'intake' hands over to 'triage' (its next_skill" in handover["content"]
+    )
     assert "Decide what kind of request it is" in handover["content"]
     [transition_tool] = [t["function"] for t in after_handover["tools"] if t["function"]["name"] == "skill_transition"]
     assert transition_tool["parameters"]["properties"]["skill"]["enum"] == ["fix-bug", "plan-feature"]
@@ -82,10 +98,23 @@ def test_a_three_step_pipeline_and_a_refused_tool(skills):
     assert result.finished and result.reply.startswith("I could not read the runbook")
     assert (result.model_calls, result.tool_calls) == (5, 3)
     assert [(t.source, t.target, t.kind) for t in result.transitions] == [
-        ("intake", "triage", TransitionKind.NEXT), ("triage", "fix-bug", TransitionKind.CONDITIONAL)]
+        ("intake", "triage", TransitionKind.NEXT),
+        ("triage", "fix-bug", TransitionKind.CONDITIONAL),
+    ]
     assert session.active_skill == "fix-bug"
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "system",
-                                             "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "system",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 def test_a_model_that_never_stops_calling_tools_is_stopped(skills):

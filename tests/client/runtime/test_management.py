@@ -14,7 +14,9 @@ from skillctl.skillset import SkillSet
 
 from .conftest import config_toml, skillctl_argv, write_skill
 
-NEW_SKILL = "---\nname: weather\ndescription: Forecast the weather for a city.\nversion: 2.1.0\n---\nCall the forecast API.\n"
+NEW_SKILL = (
+    "---\nname: weather\ndescription: Forecast the weather for a city.\nversion: 2.1.0\n---\nCall the forecast API.\n"
+)
 
 
 def open_skills(project, **kwargs) -> SkillSet:
@@ -44,7 +46,9 @@ def test_under_the_tool_policy_in_group_management(project):
     coding = open_skills(project, config=Config(values={"tools": {"profile": "coding"}}))
     assert MANAGEMENT_TOOL not in tool_names(coding)
     assert manage(coding, action="list")["error"] == "tool.not_allowed"
-    lifted = open_skills(project, config=Config(values={"tools": {"profile": "coding", "also_allow": ["group:management"]}}))
+    lifted = open_skills(
+        project, config=Config(values={"tools": {"profile": "coding", "also_allow": ["group:management"]}})
+    )
     assert MANAGEMENT_TOOL in tool_names(lifted)
 
 
@@ -52,19 +56,31 @@ def test_under_the_tool_policy_in_group_management(project):
 
 
 def test_list_gives_each_skill_with_whether_it_is_offered(project):
-    write_skill(project / ".agents" / "skills" / "off", "---\nname: off\ndescription: Off.\ndefault_enabled: false\n---\n")
+    write_skill(
+        project / ".agents" / "skills" / "off", "---\nname: off\ndescription: Off.\ndefault_enabled: false\n---\n"
+    )
     listed = manage(open_skills(project), action="list")
     assert listed["total"] == 3 and listed["truncated"] is False
     by_name = {s["name"]: s for s in listed["skills"]}
     assert by_name["notes"]["offered"] is True and by_name["notes"]["enabled"] is True
-    assert by_name["off"] == {"name": "off", "version": "", "description": "Off.", "enabled": False, "offered": False,
-                              "not_offered_because": "disabled (skillctl check)"}
+    assert by_name["off"] == {
+        "name": "off",
+        "version": "",
+        "description": "Off.",
+        "enabled": False,
+        "offered": False,
+        "not_offered_because": "disabled (skillctl check)",
+    }
 
 
 def test_show_gives_the_manifest_of_one_skill(project):
-    write_skill(project / ".agents" / "skills" / "triage", (
-        "---\nname: triage\ndescription: Classify.\nversion: 1.0.0\nnext_skill: notes\n"
-        "conditional_next_skills:\n  - {when: a bug, skill: fix-bug}\ntoolsets: ['calc.tools:Calculator']\n---\n"))
+    write_skill(
+        project / ".agents" / "skills" / "triage",
+        (
+            "---\nname: triage\ndescription: Classify.\nversion: 1.0.0\nnext_skill: notes\n"
+            "conditional_next_skills:\n  - {when: a bug, skill: fix-bug}\ntoolsets: ['calc.tools:Calculator']\n---\n"
+        ),
+    )
     shown = manage(open_skills(project), action="show", name="triage")
     assert shown["version"] == "1.0.0" and shown["next_skill"] == "notes" and shown["mcp_server"] is False
     assert shown["conditional_next_skills"] == [{"when": "a bug", "skill": "fix-bug"}]
@@ -117,7 +133,9 @@ def test_enabling_an_unknown_skill_is_refused(project):
 @pytest.mark.parametrize("action", ["install", "create"])
 def test_without_an_approval_callback_install_and_create_are_refused(project, tmp_path, action):
     source = write_skill(tmp_path / "src" / "weather", NEW_SKILL)
-    args = {"source": str(source)} if action == "install" else {"name": "weather", "description": "d", "instructions": "i"}
+    args = (
+        {"source": str(source)} if action == "install" else {"name": "weather", "description": "d", "instructions": "i"}
+    )
     reply = manage(open_skills(project), action=action, **args)
     assert reply["error"] == "management.needs_approval" and reply["hint"]
     assert not (project / ".agents" / "skills" / "weather").exists()
@@ -149,8 +167,13 @@ def test_an_approved_install_installs_for_the_next_session(project, tmp_path):
 def test_an_approved_create_writes_a_valid_skill(project):
     asked: list[ApprovalRequest] = []
     skills = open_skills(project, approve=lambda request: asked.append(request) or True)
-    reply = manage(skills, action="create", name="standup", description="Run the team's daily standup: yes, briefly.",
-                   instructions="# Standup\nAsk each person three questions.")
+    reply = manage(
+        skills,
+        action="create",
+        name="standup",
+        description="Run the team's daily standup: yes, briefly.",
+        instructions="# Standup\nAsk each person three questions.",
+    )
     assert reply["created"] == "standup" and asked[0].action is Action.CREATE and asked[0].description.startswith("Run")
     skills.close()
     text = skills.handle_tool_call("load_skill", {"name": "standup"})

@@ -78,23 +78,25 @@ app.run()
 
 def make_tester(root: Path, *, mode: str = "", startup: float = 10, idle: float = 60, env: dict | None = None) -> Path:
     server_env = {"API_TOKEN": "${API_TOKEN}", "PID_FILE": "${TESTER_PID_FILE}", "MODE": mode, **(env or {})}
-    skill_md = "\n".join([
-        "---",
-        "name: tester",
-        "description: A skill with its own MCP server for testing.",
-        "vars:",
-        "  API_TOKEN:",
-        "    secret: true",
-        "mcp:",
-        f"  command: {json.dumps(sys.executable)}",
-        "  args: [server.py]",
-        f"  env: {json.dumps(server_env)}",
-        f"  startup_timeout: {startup}",
-        f"  idle_timeout: {idle}",
-        "---",
-        "Use the tester tools.",
-        "",
-    ])
+    skill_md = "\n".join(
+        [
+            "---",
+            "name: tester",
+            "description: A skill with its own MCP server for testing.",
+            "vars:",
+            "  API_TOKEN:",
+            "    secret: true",
+            "mcp:",
+            f"  command: {json.dumps(sys.executable)}",
+            "  args: [server.py]",
+            f"  env: {json.dumps(server_env)}",
+            f"  startup_timeout: {startup}",
+            f"  idle_timeout: {idle}",
+            "---",
+            "Use the tester tools.",
+            "",
+        ]
+    )
     folder = write_skill(root / "tester", skill_md, {"server.py": SERVER})
     (folder / "vars.json").write_text(json.dumps({"API_TOKEN": SECRET}))
     return folder
@@ -174,7 +176,9 @@ def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts(tmp_path, h
         pid_file.unlink()
         reply = json.loads(call(skills, "mcp__tester__crash"))
         assert reply["error"] == "mcp.crashed" and "tester" in reply["message"]
-        wait_until(lambda: not pid_alive(first), what="the crashed server to be gone")  # its exit may trail its pipe closing
+        wait_until(
+            lambda: not pid_alive(first), what="the crashed server to be gone"
+        )  # its exit may trail its pipe closing
         assert call(skills, "mcp__tester__echo", text="alive") == "echo:alive"
         assert server_pid(pid_file) != first
 
@@ -276,7 +280,9 @@ def test_a_policy_that_allows_none_of_its_tools_does_not_start_the_server(tmp_pa
 
 def test_a_later_skills_allowed_tools_withdraw_another_skills_server_tools(tmp_path, home, pid_file):
     make_tester(tmp_path / "skills")
-    write_skill(tmp_path / "skills" / "reader", "---\nname: reader\ndescription: Read only.\nallowed-tools: Read\n---\nRead.\n")
+    write_skill(
+        tmp_path / "skills" / "reader", "---\nname: reader\ndescription: Read only.\nallowed-tools: Read\n---\nRead.\n"
+    )
     with open_skills(tmp_path) as skills:
         call(skills, "load_skill", name="tester")
         assert "mcp__tester__echo" in {t["name"] for t in skills.tool_definitions("anthropic")}

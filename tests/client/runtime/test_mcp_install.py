@@ -45,7 +45,9 @@ def test_install_keeps_other_servers_and_settings_and_is_idempotent(tmp_path):
 
 
 def test_a_stale_entry_of_ours_is_updated(tmp_path):
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"skillyard": {"command": "/old/venv/bin/skillctl"}}}))
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"skillyard": {"command": "/old/venv/bin/skillctl"}}})
+    )
     assert mcp_config.install("claude", project=tmp_path).changed
     assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["skillyard"]["command"] == "skillctl"
 
@@ -70,14 +72,22 @@ def test_user_scope_goes_to_the_home_folder(tmp_path):
 
 def test_cli_install_json_and_again(project, tmp_path):
     env_home = {"HOME": str(tmp_path / "userhome")}
-    first = subprocess.run(skillctl_argv("mcp", "install", "claude", "--json"), cwd=project,
-                           capture_output=True, text=True, timeout=30)
+    first = subprocess.run(
+        skillctl_argv("mcp", "install", "claude", "--json"), cwd=project, capture_output=True, text=True, timeout=30
+    )
     assert first.returncode == 0, first.stderr
     out = json.loads(first.stdout)
     assert out["changed"] and out["file"] == str(project / ".mcp.json") and out["entry"]["command"] == "skillctl"
-    again = subprocess.run(skillctl_argv("mcp", "install", "claude"), cwd=project,
-                           capture_output=True, text=True, timeout=30)
+    again = subprocess.run(
+        skillctl_argv("mcp", "install", "claude"), cwd=project, capture_output=True, text=True, timeout=30
+    )
     assert again.returncode == 0 and "already installed" in again.stderr
-    bad = subprocess.run(skillctl_argv("mcp", "install", "vscode", "-g", "--json"), cwd=project,
-                         capture_output=True, text=True, timeout=30, env={**os.environ, **env_home})
+    bad = subprocess.run(
+        skillctl_argv("mcp", "install", "vscode", "-g", "--json"),
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, **env_home},
+    )
     assert bad.returncode == 2 and json.loads(bad.stdout)["error"] == "mcp.no_user_config"

@@ -50,7 +50,10 @@ def http_server(project, backend):
     port = free_port()
     proc = subprocess.Popen(
         skillctl_argv("mcp", "--http", str(port), "--backend", backend),
-        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         wait_until(lambda: proc.poll() is not None or _listening(port), timeout=20, what="skillctl mcp --http")
@@ -79,10 +82,14 @@ async def exercise(client) -> dict:
     seen["tools"] = sorted(t.name for t in (await client.list_tools()).tools)
     seen["resources"] = sorted(str(r.uri) for r in (await client.list_resources()).resources)
     seen["notes_md"] = (await client.read_resource("skill://notes/SKILL.md")).contents[0].text
-    seen["found"] = (await client.call_tool("find_skills", {"query": "take notes of the meeting in markdown"})).structured_content
+    seen["found"] = (
+        await client.call_tool("find_skills", {"query": "take notes of the meeting in markdown"})
+    ).structured_content
     seen["none"] = (await client.call_tool("find_skills", {"query": "zzzz qqqq"})).structured_content
     seen["loaded"] = (await client.call_tool("load_skill", {"name": "notes"})).content[0].text
-    seen["read"] = (await client.call_tool("read_skill_file", {"name": "notes", "path": "references/guide.md"})).content[0].text
+    seen["read"] = (
+        (await client.call_tool("read_skill_file", {"name": "notes", "path": "references/guide.md"})).content[0].text
+    )
     refused = []
     for path in ("../../../secret.txt", "/etc/passwd", "references/../../../secret.txt"):
         result = await client.call_tool("read_skill_file", {"name": "notes", "path": path})
@@ -138,17 +145,21 @@ def test_run_skill_gets_the_network_only_by_the_skills_config_consent(project, h
 
 
 def test_the_agents_tool_policy_decides_which_tools_are_listed(project, home, backend):
-    config_toml(home, """
+    config_toml(
+        home,
+        """
         [tools]
         deny = ["run_skill"]
         [agents.cursor.tools]
         profile = "minimal"
         deny = ["read_skill_file"]
-        """)
+        """,
+    )
 
     async def listed(*extra):
-        params = StdioServerParameters(command=sys.executable, args=["-m", "skillctl", "mcp", *extra],
-                                       env=dict(os.environ), cwd=str(project))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "skillctl", "mcp", *extra], env=dict(os.environ), cwd=str(project)
+        )
         async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
             return sorted(t.name for t in (await client.list_tools()).tools)
 

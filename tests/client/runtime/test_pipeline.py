@@ -25,14 +25,22 @@ def skill_md(name: str, body: str, extra: str = "") -> str:
 def skills_dir(tmp_path, home):
     root = tmp_path / "skills"
     write_skill(root / "gather", skill_md("gather", "Gather the requirements.", "next_skill: triage\n"))
-    write_skill(root / "triage", skill_md("triage", "Classify the request.", (
-        "next_skill: summary\n"
-        "conditional_next_skills:\n"
-        "  - {when: the user reports a bug, skill: fix-bug}\n"
-        "  - {when: the user wants a feature, skill: plan-feature}\n"
-        "  - {when: the request is about billing, skill: billing}\n"
-        "  - {when: the request needs the cluster, skill: cluster}\n"
-        "  - {when: the request is off, skill: archive}\n")))
+    write_skill(
+        root / "triage",
+        skill_md(
+            "triage",
+            "Classify the request.",
+            (
+                "next_skill: summary\n"
+                "conditional_next_skills:\n"
+                "  - {when: the user reports a bug, skill: fix-bug}\n"
+                "  - {when: the user wants a feature, skill: plan-feature}\n"
+                "  - {when: the request is about billing, skill: billing}\n"
+                "  - {when: the request needs the cluster, skill: cluster}\n"
+                "  - {when: the request is off, skill: archive}\n"
+            ),
+        ),
+    )
     write_skill(root / "fix-bug", skill_md("fix-bug", "Reproduce, then fix."))
     write_skill(root / "plan-feature", skill_md("plan-feature", "Write a plan."))
     write_skill(root / "summary", skill_md("summary", "Summarise."))
@@ -68,7 +76,12 @@ def test_next_skill_follows_when_the_turn_ends_without_tool_calls(skills_dir):
     assert session.active_skill == "gather"
     assert session.on_turn_end(had_tool_calls=True) is None  # tool results still to come back
     transition = session.on_turn_end(had_tool_calls=False)
-    assert (transition.source, transition.target, transition.kind, transition.depth) == ("gather", "triage", TransitionKind.NEXT, 1)
+    assert (transition.source, transition.target, transition.kind, transition.depth) == (
+        "gather",
+        "triage",
+        TransitionKind.NEXT,
+        1,
+    )
     assert session.active_skill == "triage" and "Classify the request." in transition.message
     assert session.transitions == [transition]
 
@@ -133,11 +146,14 @@ def test_skill_transition_without_conditional_next_skills_is_refused(skills_dir)
 # --- refused targets ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("target", "code", "why"), [
-    ("billing", "pipeline.unknown_skill", "no skill of that name"),
-    ("archive", "pipeline.skill_disabled", "skills.archive.enabled true"),
-    ("cluster", "pipeline.skill_gated", MISSING_BIN),
-])
+@pytest.mark.parametrize(
+    ("target", "code", "why"),
+    [
+        ("billing", "pipeline.unknown_skill", "no skill of that name"),
+        ("archive", "pipeline.skill_disabled", "skills.archive.enabled true"),
+        ("cluster", "pipeline.skill_gated", MISSING_BIN),
+    ],
+)
 def test_skill_transition_to_an_unknown_disabled_or_gated_skill_is_refused_with_a_reason(skills_dir, target, code, why):
     session = open_skills(skills_dir).session()
     session.activate("triage")
@@ -177,7 +193,9 @@ def test_at_most_five_transitions_per_user_message(skills_dir):
 
 
 def test_skill_transitions_count_towards_the_depth_too(skills_dir):
-    write_skill(skills_dir / "loop", skill_md("loop", "Loop.", "conditional_next_skills:\n  - {when: always, skill: loop}\n"))
+    write_skill(
+        skills_dir / "loop", skill_md("loop", "Loop.", "conditional_next_skills:\n  - {when: always, skill: loop}\n")
+    )
     session = open_skills(skills_dir).session()
     session.activate("loop")
     replies = [session.handle_tool_call(TRANSITION_TOOL, {"skill": "loop"}) for _ in range(MAX_DEPTH + 1)]
@@ -193,14 +211,22 @@ def test_skill_transition_is_under_the_tool_policy(skills_dir):
     session.activate("triage")
     assert TRANSITION_TOOL not in tool_names(session)
     assert error(session.handle_tool_call(TRANSITION_TOOL, {"skill": "fix-bug"})) == "tool.not_allowed"
-    minimal = SkillSet.from_dir(skills_dir, semantic=False, config=Config(values={"tools": {"profile": "minimal"}})).session()
+    minimal = SkillSet.from_dir(
+        skills_dir, semantic=False, config=Config(values={"tools": {"profile": "minimal"}})
+    ).session()
     minimal.activate("triage")
     assert TRANSITION_TOOL in tool_names(minimal)  # group:skills: reading and following skills
 
 
 def test_a_skill_with_allowed_tools_can_still_hand_over(skills_dir):
-    write_skill(skills_dir / "narrow", skill_md("narrow", "Only read.", (
-        "allowed-tools: [read]\nconditional_next_skills:\n  - {when: done, skill: summary}\n")))
+    write_skill(
+        skills_dir / "narrow",
+        skill_md(
+            "narrow",
+            "Only read.",
+            ("allowed-tools: [read]\nconditional_next_skills:\n  - {when: done, skill: summary}\n"),
+        ),
+    )
     session = open_skills(skills_dir).session()
     session.activate("narrow")
     assert "Summarise." in session.handle_tool_call(TRANSITION_TOOL, {"skill": "summary"})

@@ -38,24 +38,40 @@ def test_no_config_allows_everything():
 
 def test_minimal_profile_allows_only_reading_skills():
     p = policy({"profile": "minimal"})
-    assert allowed(p, "load_skill", "read_skill_file", "find_skills", "exec", "run_skill", "read", "mcp:x.y", "message") == {
-        "load_skill": True, "read_skill_file": True, "find_skills": True,
-        "exec": False, "run_skill": False, "read": False, "mcp:x.y": False, "message": False,
+    assert allowed(
+        p, "load_skill", "read_skill_file", "find_skills", "exec", "run_skill", "read", "mcp:x.y", "message"
+    ) == {
+        "load_skill": True,
+        "read_skill_file": True,
+        "find_skills": True,
+        "exec": False,
+        "run_skill": False,
+        "read": False,
+        "mcp:x.y": False,
+        "message": False,
     }
     assert p.why_refused("exec") == "not in the 'minimal' tool profile"
 
 
 def test_coding_profile_allows_files_code_and_skill_servers_not_messaging_or_web():
     p = policy({"profile": "coding"})
-    assert allowed(p, "read", "write", "edit", "apply_patch", "exec", "process", "run_skill", "mcp:git.log", "load_skill") == dict.fromkeys(
-        ["read", "write", "edit", "apply_patch", "exec", "process", "run_skill", "mcp:git.log", "load_skill"], True)
+    assert allowed(
+        p, "read", "write", "edit", "apply_patch", "exec", "process", "run_skill", "mcp:git.log", "load_skill"
+    ) == dict.fromkeys(
+        ["read", "write", "edit", "apply_patch", "exec", "process", "run_skill", "mcp:git.log", "load_skill"], True
+    )
     assert allowed(p, "message", "web_fetch") == {"message": False, "web_fetch": False}
 
 
 def test_messaging_profile_allows_messages_and_skills_only():
     p = policy({"profile": "messaging"})
     assert allowed(p, "message", "load_skill", "exec", "read", "mcp:slack.post") == {
-        "message": True, "load_skill": True, "exec": False, "read": False, "mcp:slack.post": False}
+        "message": True,
+        "load_skill": True,
+        "exec": False,
+        "read": False,
+        "mcp:slack.post": False,
+    }
 
 
 def test_unknown_profile_is_a_config_error():
@@ -76,12 +92,21 @@ def test_deny_wins_over_profile_allow_and_also_allow():
 def test_also_allow_adds_to_the_profile():
     p = policy({"profile": "minimal", "also_allow": ["web_fetch", "mcp:docs.*"]})
     assert allowed(p, "web_fetch", "mcp:docs.search", "web_search", "mcp:other.search") == {
-        "web_fetch": True, "mcp:docs.search": True, "web_search": False, "mcp:other.search": False}
+        "web_fetch": True,
+        "mcp:docs.search": True,
+        "web_search": False,
+        "mcp:other.search": False,
+    }
 
 
 def test_allow_is_a_ceiling_even_for_the_full_profile():
     p = policy({"allow": ["group:skills", "read"]})
-    assert allowed(p, "read", "load_skill", "write", "mcp:x.y") == {"read": True, "load_skill": True, "write": False, "mcp:x.y": False}
+    assert allowed(p, "read", "load_skill", "write", "mcp:x.y") == {
+        "read": True,
+        "load_skill": True,
+        "write": False,
+        "mcp:x.y": False,
+    }
     assert p.why_refused("write") == "not in [tools] allow"
 
 
@@ -122,35 +147,64 @@ def test_no_agent_means_only_the_global_rules():
 def test_mcp_server_wildcards():
     p = policy({"deny": ["mcp:github.*"]})
     assert allowed(p, "mcp:github.create_issue", "mcp:gitlab.create_issue", "mcp:github") == {
-        "mcp:github.create_issue": False, "mcp:gitlab.create_issue": True, "mcp:github": True}
+        "mcp:github.create_issue": False,
+        "mcp:gitlab.create_issue": True,
+        "mcp:github": True,
+    }
     assert not policy({"deny": ["*"]}).allows("load_skill")
-    assert allowed(policy({"deny": ["exec*"]}), "exec", "execute", "process") == {"exec": False, "execute": False, "process": True}
+    assert allowed(policy({"deny": ["exec*"]}), "exec", "execute", "process") == {
+        "exec": False,
+        "execute": False,
+        "process": True,
+    }
 
 
 def test_builtin_groups_expand():
     p = policy({"deny": ["group:fs", "group:web", "group:runtime", "group:messaging", "group:mcp"]})
-    refused = ["read", "write", "edit", "apply_patch", "web_search", "web_fetch", "exec", "process", "run_skill", "message", "mcp:a.b"]
+    refused = [
+        "read",
+        "write",
+        "edit",
+        "apply_patch",
+        "web_search",
+        "web_fetch",
+        "exec",
+        "process",
+        "run_skill",
+        "message",
+        "mcp:a.b",
+    ]
     assert not any(p.allows(name) for name in refused)
     assert p.allows("load_skill") and p.why_refused("write") == "denied by [tools] deny (group:fs)"
 
 
 def test_user_defined_groups_nest_and_a_cycle_ends():
-    tools = {"profile": "minimal", "also_allow": ["group:docs"],
-             "groups": {"docs": ["mcp:notion.*", "group:web", "group:more"], "more": ["grep", "group:docs"]}}
+    tools = {
+        "profile": "minimal",
+        "also_allow": ["group:docs"],
+        "groups": {"docs": ["mcp:notion.*", "group:web", "group:more"], "more": ["grep", "group:docs"]},
+    }
     p = policy(tools)
     assert allowed(p, "mcp:notion.search", "web_fetch", "grep", "exec") == {
-        "mcp:notion.search": True, "web_fetch": True, "grep": True, "exec": False}
+        "mcp:notion.search": True,
+        "web_fetch": True,
+        "grep": True,
+        "exec": False,
+    }
 
 
-@pytest.mark.parametrize("tools, code", [
-    ({"deny": ["group:nope"]}, "policy.unknown_group"),
-    ({"groups": {"fs": ["read"]}}, "policy.invalid"),  # a built-in group cannot be redefined
-    ({"groups": {"Bad Name": ["read"]}}, "policy.invalid"),
-    ({"allow": "exec"}, "policy.invalid"),
-    ({"deny": [1]}, "policy.invalid"),
-    ({"denylist": ["exec"]}, "policy.invalid"),  # a typo must not silently allow everything
-    ("coding", "policy.invalid"),
-])
+@pytest.mark.parametrize(
+    "tools, code",
+    [
+        ({"deny": ["group:nope"]}, "policy.unknown_group"),
+        ({"groups": {"fs": ["read"]}}, "policy.invalid"),  # a built-in group cannot be redefined
+        ({"groups": {"Bad Name": ["read"]}}, "policy.invalid"),
+        ({"allow": "exec"}, "policy.invalid"),
+        ({"deny": [1]}, "policy.invalid"),
+        ({"denylist": ["exec"]}, "policy.invalid"),  # a typo must not silently allow everything
+        ("coding", "policy.invalid"),
+    ],
+)
 def test_config_errors_have_stable_codes(tools, code):
     with pytest.raises(SkillctlError) as err:
         policy(tools)
@@ -164,8 +218,9 @@ def test_agent_sections_are_checked_too():
 
 
 def test_names_are_case_insensitive_and_other_agents_names_map_to_ours():
-    assert [normalise(n) for n in ("Bash", "Bash(git add:*)", "WebFetch", "WebSearch", "MultiEdit", "Read", "apply-patch")] == [
-        "exec", "exec", "web_fetch", "web_search", "edit", "read", "apply_patch"]
+    assert [
+        normalise(n) for n in ("Bash", "Bash(git add:*)", "WebFetch", "WebSearch", "MultiEdit", "Read", "apply-patch")
+    ] == ["exec", "exec", "web_fetch", "web_search", "edit", "read", "apply_patch"]
     assert not policy({"deny": ["BASH"]}).allows("exec")
     assert not policy({"deny": ["mcp:GitHub.*"]}).allows("mcp:github.Search")
 
@@ -181,16 +236,29 @@ def test_check_raises_the_stable_code():
 
 def test_a_skill_narrows_to_its_allowed_tools_plus_reading_skills_and_its_own_server():
     p = ToolPolicy().tightened("git-helper", ["Read", "Bash(git status:*)"])
-    assert allowed(p, "read", "exec", "load_skill", "read_skill_file", "mcp:git-helper.log", "write", "mcp:other.x", "run_skill") == {
-        "read": True, "exec": True, "load_skill": True, "read_skill_file": True, "mcp:git-helper.log": True,
-        "write": False, "mcp:other.x": False, "run_skill": False}
+    assert allowed(
+        p, "read", "exec", "load_skill", "read_skill_file", "mcp:git-helper.log", "write", "mcp:other.x", "run_skill"
+    ) == {
+        "read": True,
+        "exec": True,
+        "load_skill": True,
+        "read_skill_file": True,
+        "mcp:git-helper.log": True,
+        "write": False,
+        "mcp:other.x": False,
+        "run_skill": False,
+    }
     assert p.why_refused("write") == "not in the allowed-tools of the loaded skill 'git-helper'"
 
 
 def test_a_skill_never_widens_the_config():
     p = policy({"profile": "minimal", "deny": ["read_skill_file"]}).tightened("s", ["Bash", "Write", "read_skill_file"])
     assert allowed(p, "exec", "write", "read_skill_file", "load_skill") == {
-        "exec": False, "write": False, "read_skill_file": False, "load_skill": True}
+        "exec": False,
+        "write": False,
+        "read_skill_file": False,
+        "load_skill": True,
+    }
 
 
 def test_two_skills_narrow_to_what_both_allow():
@@ -219,10 +287,16 @@ def test_allows_server_before_starting_one():
 @pytest.fixture
 def skills_dir(tmp_path, home):
     root = tmp_path / "skills"
-    write_skill(root / "notes", "---\nname: notes\ndescription: Take notes.\n---\nRead references/guide.md.\n",
-                {"references/guide.md": "the guide\n"})
-    write_skill(root / "git-helper", "---\nname: git-helper\ndescription: Inspect git history.\n"
-                "allowed-tools: Read Bash(git log:*)\n---\nUse git log.\n")
+    write_skill(
+        root / "notes",
+        "---\nname: notes\ndescription: Take notes.\n---\nRead references/guide.md.\n",
+        {"references/guide.md": "the guide\n"},
+    )
+    write_skill(
+        root / "git-helper",
+        "---\nname: git-helper\ndescription: Inspect git history.\n"
+        "allowed-tools: Read Bash(git log:*)\n---\nUse git log.\n",
+    )
     return root
 
 
@@ -244,8 +318,12 @@ def test_a_session_offers_only_allowed_tools_and_refuses_the_others(skills_dir):
 
 def test_the_agents_section_applies_to_that_agent(skills_dir):
     config = Config(values={"agents": {"claude": {"tools": {"deny": ["load_skill"]}}}})
-    assert [t["name"] for t in SkillSet.from_dir(skills_dir, semantic=False, config=config, agent="claude")
-            .tool_definitions("anthropic")] == ["read_skill_file"]
+    assert [
+        t["name"]
+        for t in SkillSet.from_dir(skills_dir, semantic=False, config=config, agent="claude").tool_definitions(
+            "anthropic"
+        )
+    ] == ["read_skill_file"]
     assert names(SkillSet.from_dir(skills_dir, semantic=False, config=config)) == ["load_skill", "read_skill_file"]
 
 
@@ -259,8 +337,11 @@ def test_loading_a_skill_with_allowed_tools_narrows_the_rest_of_the_session(skil
 
 
 def test_a_policy_given_in_code_replaces_the_configs(skills_dir):
-    skills = session_skills(skills_dir, {"profile": "full"}, tool_policy=ToolPolicy.from_config(
-        Config(values={"tools": {"deny": ["load_skill"]}})))
+    skills = session_skills(
+        skills_dir,
+        {"profile": "full"},
+        tool_policy=ToolPolicy.from_config(Config(values={"tools": {"deny": ["load_skill"]}})),
+    )
     assert names(skills) == ["read_skill_file"]
 
 

@@ -28,10 +28,17 @@ def test_the_readme_shows_each_example_verbatim(name):
 
 
 def run_example(name: str, project: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "SKILLYARD_HOME": str(home), "SKILLYARD_USER_SKILLS": str(project.parent / "user"),
-               "SKILLYARD_SEMANTIC": "0", "PYTHONPATH": os.pathsep.join(sys.path), **env}
-    result = subprocess.run([sys.executable, str(example(name))], cwd=project, env=environ, capture_output=True,
-                            text=True, timeout=120)
+    environ = {
+        **os.environ,
+        "SKILLYARD_HOME": str(home),
+        "SKILLYARD_USER_SKILLS": str(project.parent / "user"),
+        "SKILLYARD_SEMANTIC": "0",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        **env,
+    }
+    result = subprocess.run(
+        [sys.executable, str(example(name))], cwd=project, env=environ, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     return result
 
@@ -100,10 +107,15 @@ def test_agent_loop_example(tmp_path):
     skill(project, "intake", "next_skill: triage\n")
     skill(project, "triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
     skill(project, "fix-bug", body="Reproduce the bug first.")
-    script = [reply_calling("load_skill", name="intake"), reply_saying("Noted."),
-              reply_calling("skill_transition", skill="fix-bug", reason="a crash"), reply_saying("Reproduce it on /login.")]
+    script = [
+        reply_calling("load_skill", name="intake"),
+        reply_saying("Noted."),
+        reply_calling("skill_transition", skill="fix-bug", reason="a crash"),
+        reply_saying("Reproduce it on /login."),
+    ]
     with FakeChatServer(script) as llm:
-        lines = run_example("agent_loop", project, tmp_path / "home", OPENAI_BASE_URL=llm.base_url,
-                            OPENAI_API_KEY="sk-test").stdout.splitlines()
+        lines = run_example(
+            "agent_loop", project, tmp_path / "home", OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-test"
+        ).stdout.splitlines()
     assert lines == ["Reproduce it on /login.", "intake -> triage -> fix-bug"]
     assert len(llm.requests) == 4 and llm.headers[0]["Authorization"] == "Bearer sk-test"

@@ -28,7 +28,9 @@ def test_wire_names_are_valid_and_distinct_for_any_tool_name():
 
 
 def test_without_the_sdk_a_server_skill_still_loads_and_says_which_extra(tmp_path, home, monkeypatch):
-    write_skill(tmp_path / "skills" / "srv", "---\nname: srv\ndescription: Has a server.\nmcp: python3 server.py\n---\nHello.\n")
+    write_skill(
+        tmp_path / "skills" / "srv", "---\nname: srv\ndescription: Has a server.\nmcp: python3 server.py\n---\nHello.\n"
+    )
     monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails as if the extra were absent
     with SkillSet.from_dir(tmp_path / "skills", semantic=False) as skills:
         text = skills.handle_tool_call("load_skill", {"name": "srv"})

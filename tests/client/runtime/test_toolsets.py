@@ -55,7 +55,7 @@ class Calculator:
         return sum(values)
 '''
 
-SIDE_EFFECT_PY = '''
+SIDE_EFFECT_PY = """
 import os
 open(os.environ["SKILLYARD_TEST_IMPORTED"], "w").write("imported")
 
@@ -63,7 +63,7 @@ open(os.environ["SKILLYARD_TEST_IMPORTED"], "w").write("imported")
 class Tool:
     def run(self) -> str:
         return "ran"
-'''
+"""
 
 
 @pytest.fixture
@@ -73,7 +73,9 @@ def packages(tmp_path, monkeypatch):
     (root / "__init__.py").write_text("")
     (root / "calc.py").write_text(textwrap.dedent(CALC_PY))
     (root / "sneaky.py").write_text(textwrap.dedent(SIDE_EFFECT_PY))
-    (root / "broken.py").write_text("class Broken:\n    def __init__(self):\n        raise RuntimeError('no licence')\n")
+    (root / "broken.py").write_text(
+        "class Broken:\n    def __init__(self):\n        raise RuntimeError('no licence')\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path / "packages"))
     monkeypatch.setenv("SKILLYARD_TEST_IMPORTED", str(tmp_path / "imported"))
     yield tmp_path
@@ -82,7 +84,9 @@ def packages(tmp_path, monkeypatch):
 
 
 def calc_skill(root, toolsets: str = "['acme_tools.calc:Calculator']", extra: str = "") -> None:
-    write_skill(root / "calc", f"---\nname: calc\ndescription: Do sums.\ntoolsets: {toolsets}\n{extra}---\nUse the tools.\n")
+    write_skill(
+        root / "calc", f"---\nname: calc\ndescription: Do sums.\ntoolsets: {toolsets}\n{extra}---\nUse the tools.\n"
+    )
 
 
 def open_skills(root, *, trusted=("acme_tools.calc:Calculator",), tools: dict | None = None) -> SkillSet:
@@ -105,14 +109,24 @@ def test_a_trusted_toolset_gives_its_public_methods_as_tools_with_schemas(packag
     assert "toolset__calc__add, toolset__calc__divide, toolset__calc__round, toolset__calc__scale" in reply
     tools = offered(skills)
     assert [n for n in tools if n.startswith("toolset__")] == [
-        "toolset__calc__add", "toolset__calc__divide", "toolset__calc__round", "toolset__calc__scale"]
+        "toolset__calc__add",
+        "toolset__calc__divide",
+        "toolset__calc__round",
+        "toolset__calc__scale",
+    ]
     add = tools["toolset__calc__add"]
     assert add["description"] == "[calc skill, toolset] Add two whole numbers."
-    assert add["parameters"] == {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-                                 "required": ["a", "b"], "additionalProperties": False}
+    assert add["parameters"] == {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+        "additionalProperties": False,
+    }
     scale = tools["toolset__calc__scale"]["parameters"]
-    assert scale["properties"] == {"values": {"type": "array", "items": {"type": "number"}},
-                                   "factor": {"type": "number", "description": "what to multiply by"}}
+    assert scale["properties"] == {
+        "values": {"type": "array", "items": {"type": "number"}},
+        "factor": {"type": "number", "description": "what to multiply by"},
+    }
     assert scale["required"] == ["values"]
     assert tools["toolset__calc__round"]["parameters"]["properties"]["how"] == {"enum": ["up", "down"]}
 
@@ -133,7 +147,10 @@ def test_failures_are_tool_errors(packages):
     skills.handle_tool_call("load_skill", {"name": "calc"})
     error = lambda tool, args: json.loads(skills.handle_tool_call(tool, args))  # noqa: E731
     assert error("toolset__calc__divide", {"a": 1, "b": 0}) == {
-        "error": "toolset.call_failed", "message": "toolset:calc.divide failed: ZeroDivisionError: division by zero", "hint": None}
+        "error": "toolset.call_failed",
+        "message": "toolset:calc.divide failed: ZeroDivisionError: division by zero",
+        "hint": None,
+    }
     assert error("toolset__calc__add", {"a": 1})["error"] == "tool.bad_call"
     assert error("toolset__calc__add", {"a": 1, "b": 2, "c": 3})["error"] == "tool.bad_call"
     assert error("toolset__calc__round", {"x": 1, "how": "sideways"})["error"] == "tool.bad_call"
@@ -164,8 +181,14 @@ def test_a_trusted_toolset_that_cannot_be_built_is_reported(packages, ref):
 
 def test_a_toolset_is_never_imported_from_the_skill_folder(packages):
     """A skill cannot ship the module a trusted name points at."""
-    write_skill(packages / "skills" / "calc", "---\nname: calc\ndescription: Sums.\ntoolsets: ['localtools.calc:Tool']\n---\n",
-                {"localtools/__init__.py": "", "localtools/calc.py": "class Tool:\n    def run(self) -> str:\n        return 'ran'\n"})
+    write_skill(
+        packages / "skills" / "calc",
+        "---\nname: calc\ndescription: Sums.\ntoolsets: ['localtools.calc:Tool']\n---\n",
+        {
+            "localtools/__init__.py": "",
+            "localtools/calc.py": "class Tool:\n    def run(self) -> str:\n        return 'ran'\n",
+        },
+    )
     skills = open_skills(packages / "skills", trusted=["localtools.*"])
     assert "[toolset.load_failed]" in skills.handle_tool_call("load_skill", {"name": "calc"})
 
@@ -173,7 +196,9 @@ def test_a_toolset_is_never_imported_from_the_skill_folder(packages):
 def test_the_trust_list_must_be_a_list_of_patterns(packages):
     calc_skill(packages / "skills")
     for wrong in ["acme_tools.*", [1], ["no-colon-no-star"]]:
-        skills = SkillSet.from_dir(packages / "skills", semantic=False, config=Config(values={"runtime": {"trusted_toolsets": wrong}}))
+        skills = SkillSet.from_dir(
+            packages / "skills", semantic=False, config=Config(values={"runtime": {"trusted_toolsets": wrong}})
+        )
         with pytest.raises(SkillctlError) as err:
             skills.session()
         assert err.value.code == "runtime.config_invalid"
@@ -215,14 +240,26 @@ class Colour(enum.Enum):
     BLUE = "blue"
 
 
-@pytest.mark.parametrize(("hint", "schema"), [
-    (str, {"type": "string"}), (int, {"type": "integer"}), (float, {"type": "number"}), (bool, {"type": "boolean"}),
-    (type(None), {"type": "null"}), (list, {"type": "array"}), (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
-    (set[str], {"type": "array", "items": {"type": "string"}}), (dict[str, int], {"type": "object"}), (dict, {"type": "object"}),
-    (Literal["a", "b"], {"enum": ["a", "b"]}), (Colour, {"enum": ["red", "blue"]}),
-    (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
-    (Annotated[str, "a city"], {"type": "string", "description": "a city"}),
-    (Any, {}), (object, {}),
-])
+@pytest.mark.parametrize(
+    ("hint", "schema"),
+    [
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (type(None), {"type": "null"}),
+        (list, {"type": "array"}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (set[str], {"type": "array", "items": {"type": "string"}}),
+        (dict[str, int], {"type": "object"}),
+        (dict, {"type": "object"}),
+        (Literal["a", "b"], {"enum": ["a", "b"]}),
+        (Colour, {"enum": ["red", "blue"]}),
+        (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+        (Annotated[str, "a city"], {"type": "string", "description": "a city"}),
+        (Any, {}),
+        (object, {}),
+    ],
+)
 def test_type_hints_become_json_schemas(hint, schema):
     assert json_schema(hint) == schema

@@ -42,10 +42,16 @@ def test_edit_add_and_delete_reach_the_next_route_within_a_second_and_not_the_se
     watcher = skills.watch()
     assert watcher.wait_armed()
 
-    (root / "bread" / "SKILL.md").write_text(skill_md("bread", "Bake rye bread with caraway.", "Soak the rye.", "2.0.0"))
-    wait_until(lambda: routed(skills, "bake rye bread with caraway") == ["bread"], timeout=SEEN_WITHIN_S, what="the edit")
+    (root / "bread" / "SKILL.md").write_text(
+        skill_md("bread", "Bake rye bread with caraway.", "Soak the rye.", "2.0.0")
+    )
+    wait_until(
+        lambda: routed(skills, "bake rye bread with caraway") == ["bread"], timeout=SEEN_WITHIN_S, what="the edit"
+    )
     write_skill(root / "chess", skill_md("chess", "Play chess openings like the sicilian defence.", "e4 c5."))
-    wait_until(lambda: routed(skills, "play the sicilian defence") == ["chess"], timeout=SEEN_WITHIN_S, what="the new skill")
+    wait_until(
+        lambda: routed(skills, "play the sicilian defence") == ["chess"], timeout=SEEN_WITHIN_S, what="the new skill"
+    )
     shutil.rmtree(root / "guitar")
     wait_until(lambda: "guitar" not in skills.names, timeout=SEEN_WITHIN_S, what="the deletion")
     assert routed(skills, "tune guitar strings and learn chords") == []

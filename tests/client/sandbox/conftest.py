@@ -101,11 +101,7 @@ def _zombie(pid: str) -> bool:
 def _describe(pid: int) -> str:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-        return (
-            stat[: stat.index(")") + 3]
-            + " "
-            + Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        )
+        return stat[: stat.index(")") + 3] + " " + Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return "gone"
 
@@ -135,11 +131,7 @@ def sandbox_processes() -> list[int]:
                 uid = entry.stat().st_uid
             except OSError:
                 continue
-            if (
-                UID_BASE <= uid < UID_BASE + UID_SPAN
-                and not _zombie(entry.name)
-                and _ours(entry.name)
-            ):
+            if UID_BASE <= uid < UID_BASE + UID_SPAN and not _zombie(entry.name) and _ours(entry.name):
                 found.append(int(entry.name))
     return found
 
@@ -158,9 +150,7 @@ def host_processes_with(token: str) -> list[int]:
 
 @pytest.fixture(scope="session")
 def bwrap_available() -> None:
-    require_service(
-        "bubblewrap", BwrapBackend().available(), "apt-get install bubblewrap; user namespaces enabled"
-    )
+    require_service("bubblewrap", BwrapBackend().available(), "apt-get install bubblewrap; user namespaces enabled")
 
 
 @pytest.fixture(params=["docker", "bwrap"])

@@ -47,9 +47,7 @@ def doubler(tmp_path):
 
 
 def test_run_by_name_prints_ok_json_with_output(backend, doubler, tmp_path):
-    proc = skillctl(
-        "run", "doubler", "--input", '{"n": 21}', "--json", "--backend", backend, cwd=tmp_path
-    )
+    proc = skillctl("run", "doubler", "--input", '{"n": 21}', "--json", "--backend", backend, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["status"] == "ok" and result["exit_code"] == 0 and result["backend"] == backend
@@ -68,9 +66,7 @@ def test_run_by_name_prints_ok_json_with_output(backend, doubler, tmp_path):
 
 def test_run_by_path_copies_outputs_and_exit_code_reflects_status(backend, doubler, tmp_path):
     out = tmp_path / "out"
-    proc = skillctl(
-        "run", str(doubler), "--input", '{"n": 2}', "--backend", backend, "--output-dir", str(out)
-    )
+    proc = skillctl("run", str(doubler), "--input", '{"n": 2}', "--backend", backend, "--output-dir", str(out))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "4\n"
     assert json.loads((out / "result.json").read_text()) == {"doubled": 4}

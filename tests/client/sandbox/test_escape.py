@@ -30,9 +30,7 @@ def test_host_env_and_secret_files_are_unreadable(last_report, run_payload, tmp_
     data = last_report(result)
     assert canary not in result.stdout
     assert "SKILLYARD_TEST_SECRET" not in data["env"]
-    assert all(v.startswith("denied:") or v == "ok:[]" for v in data["found"].values()), data[
-        "found"
-    ]
+    assert all(v.startswith("denied:") or v == "ok:[]" for v in data["found"].values()), data["found"]
 
 
 def test_writes_outside_work_and_tmp_fail_while_both_work(last_report, run_payload, tmp_path):
@@ -94,9 +92,7 @@ def test_network_is_unreachable(last_report, run_payload, loopback_server):
     assert hits == []
 
 
-def test_daemonised_grandchild_does_not_outlive_the_run(
-    last_report, run_payload, host_processes_with
-):
+def test_daemonised_grandchild_does_not_outlive_the_run(last_report, run_payload, host_processes_with):
     token = f"grandchild-{uuid.uuid4().hex}"
     result = run_payload(f"""
         import subprocess
@@ -265,9 +261,7 @@ def test_concurrent_runs_do_not_see_each_other(last_report, run_payload):
     """
     results: dict[str, object] = {}
     threads = [
-        threading.Thread(
-            target=lambda n=n: results.__setitem__(n, run_payload(code, env={"RUN_NAME": n}))
-        )
+        threading.Thread(target=lambda n=n: results.__setitem__(n, run_payload(code, env={"RUN_NAME": n})))
         for n in ("alpha", "beta")
     ]
     for t in threads:

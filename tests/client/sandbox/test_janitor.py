@@ -36,9 +36,7 @@ def _wait_for(check, seconds: float = 15.0):
 
 def _containers(owner: str, *, running: bool = False) -> list[str]:
     args = ["docker", "ps", "-q", "--filter", f"label=skillyard.owner={owner}"]
-    out = subprocess.run(
-        args if running else [*args, "-a"], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run(args if running else [*args, "-a"], capture_output=True, text=True, check=True)
     return out.stdout.split()
 
 
@@ -47,12 +45,7 @@ def test_janitor_cleans_up_after_a_killed_executor(
 ):
     skill = make_payload_skill(tmp_path / "sleeper", "import time; time.sleep(600)\n")
     executor = subprocess.Popen([sys.executable, "-c", EXECUTOR, str(skill), backend, suite_token])
-    owner = _wait_for(
-        lambda: (
-            process_start_time(executor.pid)
-            and f"{executor.pid}-{process_start_time(executor.pid)}"
-        )
-    )
+    owner = _wait_for(lambda: process_start_time(executor.pid) and f"{executor.pid}-{process_start_time(executor.pid)}")
     folder = _wait_for(lambda: list(temp_root().glob(f"{PREFIX}{owner}-*")))[0]
     if backend == "docker":
         _wait_for(lambda: _containers(owner, running=True))

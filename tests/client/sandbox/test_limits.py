@@ -25,9 +25,7 @@ def test_memory_bomb_is_oom(run_payload, last_report):
     assert result.status == "oom", (result.exit_code, result.stderr[-500:])
 
 
-@pytest.mark.parametrize(
-    "attack", ["while True: pass", "import time; time.sleep(10**6)"], ids=["busy", "sleep"]
-)
+@pytest.mark.parametrize("attack", ["while True: pass", "import time; time.sleep(10**6)"], ids=["busy", "sleep"])
 def test_busy_loop_and_sleeping_forever_time_out(run_payload, attack):
     result = run_payload(attack + "\n")
     assert result.stdout.startswith("started")
@@ -158,9 +156,7 @@ def test_bwrap_as_root_drops_privileges_and_the_process_limit_holds(
         while not done.is_set():
             for pid in sandbox_processes():
                 try:
-                    host_view[pid] = (
-                        Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
-                    )
+                    host_view[pid] = Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
                 except (OSError, IndexError):
                     pass
             time.sleep(0.02)

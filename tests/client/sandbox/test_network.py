@@ -37,10 +37,23 @@ def test_requires_network_alone_grants_nothing():
     assert policy_for(RuntimeSpec(entrypoint="x.py"), HostCaps(), network_consent=True).network is False
 
 
-@pytest.mark.parametrize("address", [
-    "127.0.0.1", "::1", "10.1.2.3", "172.16.0.9", "192.168.1.1", "169.254.169.254", "fe80::1",
-    "100.64.0.1", "fd00::1", "0.0.0.0", "224.0.0.1", "::ffff:10.0.0.1",
-])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "::1",
+        "10.1.2.3",
+        "172.16.0.9",
+        "192.168.1.1",
+        "169.254.169.254",
+        "fe80::1",
+        "100.64.0.1",
+        "fd00::1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::ffff:10.0.0.1",
+    ],
+)
 def test_the_proxy_refuses_this_machine_and_private_ranges(address):
     assert refusal(ipaddress.ip_address(address)) is not None
 
@@ -52,19 +65,30 @@ def test_the_proxy_refuses_the_hosts_own_public_address_and_honours_the_allow_li
 
 
 def test_without_consent_the_sandbox_has_no_network_and_no_proxy(last_report, run_payload):
-    result = run_payload(FETCH + """
+    result = run_payload(
+        FETCH
+        + """
     import os
     report(interfaces=interfaces(), proxy=os.environ.get("HTTPS_PROXY", ""))
-    """, runtime=NETWORKED, caps=CAPS)
+    """,
+        runtime=NETWORKED,
+        caps=CAPS,
+    )
     assert last_report(result) == {"interfaces": ["lo"], "proxy": ""}
 
 
 def test_with_consent_the_only_way_out_is_the_proxy(last_report, run_payload):
-    result = run_payload(FETCH + """
+    result = run_payload(
+        FETCH
+        + """
     import os, socket
     report(interfaces=interfaces(), proxy=os.environ.get("HTTPS_PROXY", ""),
            direct=attempt(lambda: socket.create_connection(("10.213.0.2", 80), timeout=1)))
-    """, runtime=NETWORKED, caps=CAPS, allow_network=True)
+    """,
+        runtime=NETWORKED,
+        caps=CAPS,
+        allow_network=True,
+    )
     data = last_report(result)
     assert data["interfaces"] == ["lo"] and data["proxy"] == "http://127.0.0.1:3128"
     assert data["direct"].startswith("denied:")
@@ -91,13 +115,25 @@ def private_host():
         ip("netns", "exec", name, "ip", "addr", "add", "10.213.0.2/24", "dev", ns_if)
         ip("netns", "exec", name, "ip", "link", "set", ns_if, "up")
         ip("netns", "exec", name, "ip", "link", "set", "lo", "up")
-        server = subprocess.Popen(["ip", "netns", "exec", name, "python3", "-m", "http.server", "8080",
-                                   "--bind", "10.213.0.2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            ["ip", "netns", "exec", name, "python3", "-m", "http.server", "8080", "--bind", "10.213.0.2"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            probe = subprocess.run(["ip", "netns", "exec", name, "python3", "-c",
-                                    "import socket; socket.create_connection(('10.213.0.2', 8080), 1)"],
-                                   capture_output=True)
+            probe = subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    name,
+                    "python3",
+                    "-c",
+                    "import socket; socket.create_connection(('10.213.0.2', 8080), 1)",
+                ],
+                capture_output=True,
+            )
             if probe.returncode == 0:
                 break
             time.sleep(0.2)
@@ -110,15 +146,28 @@ def private_host():
 
 
 def test_a_private_host_is_refused_by_the_proxy(last_report, run_payload, private_host):
-    result = run_payload(FETCH + f"""
+    result = run_payload(
+        FETCH
+        + f"""
     report(private=attempt(lambda: fetch({private_host!r})))
-    """, runtime=NETWORKED, caps=CAPS, allow_network=True)
+    """,
+        runtime=NETWORKED,
+        caps=CAPS,
+        allow_network=True,
+    )
     assert last_report(result)["private"].startswith("denied:")  # 403 from the proxy
     assert "10.213.0.2" in result.stderr and "private network" in result.stderr
 
 
 def test_a_configured_allow_list_makes_the_private_host_reachable(last_report, run_payload, private_host):
-    result = run_payload(FETCH + f"""
+    result = run_payload(
+        FETCH
+        + f"""
     report(private=attempt(lambda: "Directory listing" in fetch({private_host!r})))
-    """, runtime=NETWORKED, caps=CAPS, allow_network=True, network_allow=["10.213.0.0/24"])
+    """,
+        runtime=NETWORKED,
+        caps=CAPS,
+        allow_network=True,
+        network_allow=["10.213.0.0/24"],
+    )
     assert last_report(result)["private"] == "ok:True"

@@ -10,11 +10,23 @@ from skillctl.sandbox.errors import SandboxRequestError
 from skillctl.sandbox.runner import entrypoint_command, interpreter_for
 
 
-@pytest.mark.parametrize(("runtime", "argv"), [
-    ("python3.11", ["python3"]), ("python3.12", ["python3"]), ("python", ["python3"]), ("python3", ["python3"]),
-    ("Python3.11", ["python3"]), ("node", ["node"]), ("node20", ["node"]), ("nodejs", ["node"]),
-    ("node-22", ["node"]), ("bash", ["bash"]), ("sh", ["sh"]), ("", ["python3"]),
-])
+@pytest.mark.parametrize(
+    ("runtime", "argv"),
+    [
+        ("python3.11", ["python3"]),
+        ("python3.12", ["python3"]),
+        ("python", ["python3"]),
+        ("python3", ["python3"]),
+        ("Python3.11", ["python3"]),
+        ("node", ["node"]),
+        ("node20", ["node"]),
+        ("nodejs", ["node"]),
+        ("node-22", ["node"]),
+        ("bash", ["bash"]),
+        ("sh", ["sh"]),
+        ("", ["python3"]),
+    ],
+)
 def test_runtime_names_map_to_interpreters(runtime, argv):
     assert interpreter_for(runtime) == argv
 
@@ -40,8 +52,14 @@ def test_bash_runtime_runs_a_shell_script(backend, tmp_path):
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: shell\ndescription: d\n---\n")
     (skill / "scripts" / "main.sh").write_text('echo "from bash $BASH_VERSION"\n')  # no exec bit
-    result = run_skill(RunRequest(skill_dir=skill, runtime=RuntimeSpec(runtime="bash", entrypoint="scripts/main.sh"),
-                                  backend=backend, caps=SUITE_CAPS))
+    result = run_skill(
+        RunRequest(
+            skill_dir=skill,
+            runtime=RuntimeSpec(runtime="bash", entrypoint="scripts/main.sh"),
+            backend=backend,
+            caps=SUITE_CAPS,
+        )
+    )
     assert result.ok and result.stdout.startswith("from bash 5"), result.stderr
 
 
@@ -57,7 +75,14 @@ def test_a_missing_interpreter_says_which_and_what_to_do(backend, tmp_path):
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: js\ndescription: d\n---\n")
     (skill / "scripts" / "main.js").write_text("console.log('hi')\n")
-    result = run_skill(RunRequest(skill_dir=skill, runtime=RuntimeSpec(runtime="node20", entrypoint="scripts/main.js"),
-                                  backend=backend, caps=SUITE_CAPS, image=None))
+    result = run_skill(
+        RunRequest(
+            skill_dir=skill,
+            runtime=RuntimeSpec(runtime="node20", entrypoint="scripts/main.js"),
+            backend=backend,
+            caps=SUITE_CAPS,
+            image=None,
+        )
+    )
     assert result.exit_code == 127
     assert "no `node`" in result.stderr and "SKILLYARD_SANDBOX_IMAGE" in result.stderr

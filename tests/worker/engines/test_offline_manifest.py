@@ -18,7 +18,9 @@ def test_use_when_clauses_become_queries_without_who_asks():
         "numbers to names, finding contact info, or searching the address book.\n---\n# Contacts\n"
     )
     assert result["queries"][:3] == [
-        "resolve phone numbers to names", "finding contact info", "searching the address book"
+        "resolve phone numbers to names",
+        "finding contact info",
+        "searching the address book",
     ]
 
 

@@ -11,7 +11,9 @@ from skillctl.sandbox import HostCaps
 from worker.engines.tests import run_tests
 
 TEST_OK = "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(1 + 1, 2)\n"
-TEST_FAIL = "import unittest\nclass T(unittest.TestCase):\n    def test_bad(self):\n        self.assertEqual(1 + 1, 3)\n"
+TEST_FAIL = (
+    "import unittest\nclass T(unittest.TestCase):\n    def test_bad(self):\n        self.assertEqual(1 + 1, 3)\n"
+)
 TEST_SLOW = "import time, unittest\nclass T(unittest.TestCase):\n    def test_slow(self):\n        time.sleep(60)\n"
 
 

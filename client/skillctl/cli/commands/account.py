@@ -71,7 +71,9 @@ def login(app: App, registry_name: str | None, token: str | None, as_json: bool)
     require_safe_url(reg.url, what=f"{reg.name}'s URL")  # before asking for a token to send there
     token = (token or _read_token(reg)).strip()
     if not token:
-        raise UsageError("no token given", hint="Pass --token, pipe it on stdin, or type it at the prompt.", code="auth.no_token")
+        raise UsageError(
+            "no token given", hint="Pass --token, pipe it on stdin, or type it at the prompt.", code="auth.no_token"
+        )
     try:
         with RegistryClient(Registry(reg.name, reg.url, token)) as client:
             me = client.me()
@@ -160,8 +162,7 @@ def _show(app: App, as_json: bool) -> None:
         console.out_json(summary)
         return
     rows = [
-        [r["name"] + (" (default)" if r["default"] else ""), r["url"], r["token"] or "-"]
-        for r in summary["registries"]
+        [r["name"] + (" (default)" if r["default"] else ""), r["url"], r["token"] or "-"] for r in summary["registries"]
     ]
     console.table(["REGISTRY", "URL", "TOKEN"], rows)
     for name, value in summary["environment"].items():

@@ -30,7 +30,9 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     if codes:
         return _print_codes(as_json)
     if not paths:
-        raise UsageError("no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)", code="cli.no_path")
+        raise UsageError(
+            "no PATH given", hint="skillctl validate PATH... (a skill folder, SKILL.md or archive)", code="cli.no_path"
+        )
     from skillctl.format.load import load_skill
 
     invalid = 0
@@ -74,7 +76,9 @@ def _print_codes(as_json: bool) -> int:
 def pack(app: App, directory: str, output: str, as_json: bool) -> int:
     """Pack a skill folder into a reproducible archive (same folder, same sha256)."""
     if not Path(directory).is_dir():
-        raise UsageError(f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder")
+        raise UsageError(
+            f"{directory} is not a folder", hint="skillctl pack SKILL_FOLDER -o FILE.zip", code="pack.not_a_folder"
+        )
     from skillctl.format.archive import InvalidSkillError, pack_skill
 
     try:
@@ -89,7 +93,9 @@ def pack(app: App, directory: str, output: str, as_json: bool) -> int:
             code="install.invalid_skill",
         ) from exc
     except OSError as exc:
-        raise SkillctlError(f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed") from exc
+        raise SkillctlError(
+            f"cannot write {output}: {exc.strerror or exc}", hint="check the output path", code="pack.write_failed"
+        ) from exc
     if as_json:
         console.out_json(
             {"path": str(result.path), "sha256": result.sha256, "size": result.size, "files": len(result.files)},
@@ -145,7 +151,11 @@ def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
 
             atomic_write(migration.path, migration.migrated, mode=migration.path.stat().st_mode & 0o7777)
         except OSError as exc:
-            raise SkillctlError(f"cannot write {migration.path}: {exc.strerror or exc}", hint="check permissions", code="migrate.write_failed") from exc
+            raise SkillctlError(
+                f"cannot write {migration.path}: {exc.strerror or exc}",
+                hint="check permissions",
+                code="migrate.write_failed",
+            ) from exc
     if as_json:
         console.out_json({"path": str(migration.path), "written": not dry_run, "diff": diff}, compact=True)
     elif dry_run:

@@ -140,8 +140,11 @@ def show(app: App, ref: str, registry_name: str | None, as_json: bool) -> int:
 
 def _print_show(data: dict) -> None:
     console.out(f"{data['name']}: {_short(data['description'], 200)}")
-    facts = [f"owner: {data['owner']}" if data["owner"] else "", f"visibility: {data['visibility']}"
-             if data["visibility"] else "", f"registry: {data['registry']}"]
+    facts = [
+        f"owner: {data['owner']}" if data["owner"] else "",
+        f"visibility: {data['visibility']}" if data["visibility"] else "",
+        f"registry: {data['registry']}",
+    ]
     console.out("  ".join(f for f in facts if f))
     if data["dist_tags"]:
         console.out("dist-tags: " + ", ".join(f"{k}={v}" for k, v in sorted(data["dist_tags"].items())))
@@ -172,8 +175,15 @@ def _size(size: Any) -> str:
 
 def _print_requirements(version: str, req: dict) -> None:
     lines = []
-    labels = [("os", "os"), ("bins", "bins"), ("any_bins", "any of bins"), ("env", "env"),
-              ("config", "config"), ("skills", "skills"), ("install", "install")]
+    labels = [
+        ("os", "os"),
+        ("bins", "bins"),
+        ("any_bins", "any of bins"),
+        ("env", "env"),
+        ("config", "config"),
+        ("skills", "skills"),
+        ("install", "install"),
+    ]
     for key, label in labels:
         if req[key]:
             lines.append(f"  {label}: {', '.join(req[key])}")

@@ -29,8 +29,11 @@ def _check_one(skill, *, config, installed: set[str], masks: set[str]) -> dict[s
     else:
         masks.update(resolved.secrets)
         failures.extend(
-            GateFailure("vars", f"required variable {name} has no value",
-                        f"set it in {skill.path / 'vars.json'} or variables.json, or export {name}")
+            GateFailure(
+                "vars",
+                f"required variable {name} has no value",
+                f"set it in {skill.path / 'vars.json'} or variables.json, or export {name}",
+            )
             for name in resolved.missing
         )
     return {
@@ -116,7 +119,8 @@ def _print(results: list[dict], collisions: list[dict], mask) -> None:
             if f["fix"]:
                 console.out(mask(f"    fix: {f['fix']}"))
     for c in collisions:
-        console.warn(mask(f"{c['name']} is in more than one place; using {c['used']}, ignoring "
-                          + ", ".join(c["shadowed"])))
+        console.warn(
+            mask(f"{c['name']} is in more than one place; using {c['used']}, ignoring " + ", ".join(c["shadowed"]))
+        )
     failing = sum(not r["ok"] for r in results)
     console.info(f"{len(results)} checked, {failing} failing." if failing else f"{len(results)} checked, all ok.")

@@ -33,7 +33,10 @@ def hook(ctx: click.Context, as_json: bool) -> None:
         scope: agent_hooks.claude_settings_path(user=scope == "user", project=paths.project_root())
         for scope in ("project", "user")
     }
-    found = {scope: {"settings": str(path), "installed": agent_hooks.claude_installed(path)} for scope, path in places.items()}
+    found = {
+        scope: {"settings": str(path), "installed": agent_hooks.claude_installed(path)}
+        for scope, path in places.items()
+    }
     if as_json:
         console.out_json({"claude": found})
         return
@@ -82,7 +85,9 @@ def serve(idle: float | None, as_json: bool) -> int:
     """The warm helper `hook claude` starts: answers hook events over a Unix socket."""
     from skillctl import hook_server
 
-    seconds = idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
+    seconds = (
+        idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
+    )
     return hook_server.serve(lambda text: _event_output(App(), text), idle_seconds=seconds)
 
 

@@ -15,13 +15,15 @@ from skillctl.errors import ExitCode, UsageError
 
 
 def _global_option(func):
-    return click.option("-g", "--global", "global_", is_flag=True,
-                        help="Use the user scope (~/.agents/skills) instead of the project.")(func)
+    return click.option(
+        "-g", "--global", "global_", is_flag=True, help="Use the user scope (~/.agents/skills) instead of the project."
+    )(func)
 
 
 def _force_option(func):
-    return click.option("--force", is_flag=True,
-                        help="Replace local edits, collisions and a changed registry URL.")(func)
+    return click.option("--force", is_flag=True, help="Replace local edits, collisions and a changed registry URL.")(
+        func
+    )
 
 
 def _operations(app: App, global_: bool, force: bool = False):
@@ -68,16 +70,32 @@ def _shown(path: str) -> str:
 @click.command()
 @click.argument("sources", nargs=-1)
 @_global_option
-@click.option("--agent", "agents", multiple=True, type=click.Choice(AGENT_CHOICES),
-              help="Also link into this agent's skills folder (repeatable).")
-@click.option("--registry", default="", help="Registry name for NAME arguments (default: the "
-              "skill's recorded registry, else the configured default).")
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(AGENT_CHOICES),
+    help="Also link into this agent's skills folder (repeatable).",
+)
+@click.option(
+    "--registry",
+    default="",
+    help="Registry name for NAME arguments (default: the skill's recorded registry, else the configured default).",
+)
 @click.option("--frozen", is_flag=True, help="Install exactly skills.lock; fail instead of changing it.")
 @_force_option
 @json_option
 @pass_app
-def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str, ...],
-            registry: str, frozen: bool, force: bool, as_json: bool) -> int:
+def install(
+    app: App,
+    sources: tuple[str, ...],
+    global_: bool,
+    agents: tuple[str, ...],
+    registry: str,
+    frozen: bool,
+    force: bool,
+    as_json: bool,
+) -> int:
     """Install skills, or with no SOURCES exactly what skills.lock says.
 
     \b
@@ -93,13 +111,18 @@ def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str
     """
     ops = _operations(app, global_, force)
     if frozen and sources:
-        raise UsageError("--frozen installs exactly skills.lock and takes no SOURCES",
-                         hint="Drop --frozen to add skills, or drop the SOURCES.", code="install.frozen_with_sources")
+        raise UsageError(
+            "--frozen installs exactly skills.lock and takes no SOURCES",
+            hint="Drop --frozen to add skills, or drop the SOURCES.",
+            code="install.frozen_with_sources",
+        )
     if sources:
         changes = ops.install(list(sources), registry=registry, agents=list(agents))
     else:
         if agents:
-            raise UsageError("--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources")
+            raise UsageError(
+                "--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources"
+            )
         changes = ops.sync(frozen=frozen)
     _print_changes(changes, as_json)
     return int(ExitCode.OK)
@@ -113,8 +136,9 @@ def install(app: App, sources: tuple[str, ...], global_: bool, agents: tuple[str
 @_force_option
 @json_option
 @pass_app
-def update(app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool,
-           force: bool, as_json: bool) -> int:
+def update(
+    app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool, force: bool, as_json: bool
+) -> int:
     """Update skills within the ranges of skills.toml, printing NAME from → to.
 
     Never crosses a range (^1.0 never becomes 2.0.0: edit skills.toml for that). A skill with
@@ -156,13 +180,13 @@ def list_(app: App, all_: bool, global_: bool, as_json: bool) -> int:
     from skillctl.installer import list_installed
 
     extra = list(app.config.skill_dirs) if all_ else []
-    data = list_installed(include_user=all_, only_user=global_ and not all_, extra_dirs=extra,
-                          config=app.config)
+    data = list_installed(include_user=all_, only_user=global_ and not all_, extra_dirs=extra, config=app.config)
     if as_json:
         console.out_json(data)
         return int(ExitCode.OK)
-    rows = [[s["name"], s["version"] or "-", s["scope"], s["source"], _gating_text(s["gating"])]
-            for s in data["skills"]]
+    rows = [
+        [s["name"], s["version"] or "-", s["scope"], s["source"], _gating_text(s["gating"])] for s in data["skills"]
+    ]
     if not rows:
         console.info("No skills installed here. Add one with `skillctl install NAME`.")
     console.table(["name", "version", "scope", "source", "status"], rows)
@@ -204,6 +228,8 @@ def verify(app: App, names: tuple[str, ...], offline: bool, global_: bool, as_js
         if not results:
             console.info("Nothing to verify: skills.lock is empty.")
         elif bad:
-            console.error(f"{len(bad)} of {len(results)} skills failed verification",
-                          "Run `skillctl install --force` to restore every skill exactly as locked.")
+            console.error(
+                f"{len(bad)} of {len(results)} skills failed verification",
+                "Run `skillctl install --force` to restore every skill exactly as locked.",
+            )
     return int(ExitCode.FAILURE if bad else ExitCode.OK)

@@ -13,20 +13,45 @@ AGENTS = ("claude", "cursor", "vscode", "gemini", "opencode")  # runtime.mcp_con
 
 
 @click.group(invoke_without_command=True)
-@click.option("--http", "port", type=click.IntRange(0, 65535), metavar="PORT",
-              help="Serve streamable HTTP on PORT (path /mcp) instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind with --http. Anything but loopback exposes the skills, unauthenticated.")
-@click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True,
-              help="Sandbox backend of run_skill (as `skillctl run`).")
-@click.option("--agent", metavar="NAME",
-              help="Apply [agents.NAME.tools] of the config on top of [tools] (the tool policy).")
-@click.option("--semantic/--no-semantic", default=None,
-              help="Route find_skills with the MiniLM model (default: when the `semantic` extra is installed).")
+@click.option(
+    "--http",
+    "port",
+    type=click.IntRange(0, 65535),
+    metavar="PORT",
+    help="Serve streamable HTTP on PORT (path /mcp) instead of stdio.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind with --http. Anything but loopback exposes the skills, unauthenticated.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "docker", "bwrap"]),
+    default="auto",
+    show_default=True,
+    help="Sandbox backend of run_skill (as `skillctl run`).",
+)
+@click.option(
+    "--agent", metavar="NAME", help="Apply [agents.NAME.tools] of the config on top of [tools] (the tool policy)."
+)
+@click.option(
+    "--semantic/--no-semantic",
+    default=None,
+    help="Route find_skills with the MiniLM model (default: when the `semantic` extra is installed).",
+)
 @json_option
 @click.pass_context
-def mcp(ctx: click.Context, port: int | None, host: str, backend: str, agent: str | None, semantic: bool | None,
-        as_json: bool) -> int:
+def mcp(
+    ctx: click.Context,
+    port: int | None,
+    host: str,
+    backend: str,
+    agent: str | None,
+    semantic: bool | None,
+    as_json: bool,
+) -> int:
     """Serve the installed skills to MCP clients (stdio by default).
 
     \b
@@ -48,8 +73,11 @@ def mcp(ctx: click.Context, port: int | None, host: str, backend: str, agent: st
     app: App = ctx.ensure_object(App)
     policy = ToolPolicy.from_config(app.config, agent=agent)
     skills = SkillSet.discover(config=app.config, semantic=semantic, agent=agent)
-    server = mcp_server.build_server(mcp_server.SkillTools(skills, config=app.config, backend=backend),
-                                     allows=policy.allows, log_level="DEBUG" if app.debug else "WARNING")
+    server = mcp_server.build_server(
+        mcp_server.SkillTools(skills, config=app.config, backend=backend),
+        allows=policy.allows,
+        log_level="DEBUG" if app.debug else "WARNING",
+    )
     _announce(len(skills.names), port, host)
     mcp_server.serve(server, port=port, host=host)
     return 0
@@ -60,8 +88,10 @@ def _announce(count: int, port: int | None, host: str) -> None:
 
     if port is None:
         if sys.stdin.isatty():
-            console.info("skillctl mcp speaks MCP on stdin/stdout: an agent starts it "
-                         "(`skillctl mcp install claude`), or use --http PORT")
+            console.info(
+                "skillctl mcp speaks MCP on stdin/stdout: an agent starts it "
+                "(`skillctl mcp install claude`), or use --http PORT"
+            )
         return
     if host not in LOOPBACK_HOSTS:
         console.warn(f"serving on {host}: anyone who can reach it can read and run the installed skills")

@@ -70,8 +70,13 @@ def _archive_for(source: Path, workdir: Path, name: str) -> Path:
 @json_option
 @pass_app
 def publish(
-    app: App, source: Path, registry_name: str | None, version: str | None,
-    owner: str | None, private: bool, as_json: bool,
+    app: App,
+    source: Path,
+    registry_name: str | None,
+    version: str | None,
+    owner: str | None,
+    private: bool,
+    as_json: bool,
 ) -> int:
     """Publish a skill folder or archive (.zip, .tar.gz) to a registry.
 
@@ -81,10 +86,17 @@ def publish(
     from skillctl.registry_client import RegistryClient
 
     if not source.exists():
-        raise UsageError(f"{source} does not exist", hint="Give a skill folder or a .zip/.tar.gz archive.", code="publish.source_missing")
+        raise UsageError(
+            f"{source} does not exist",
+            hint="Give a skill folder or a .zip/.tar.gz archive.",
+            code="publish.source_missing",
+        )
     if source.is_file() and not source.name.endswith(ARCHIVE_SUFFIXES):
-        raise UsageError(f"{source} is neither a folder nor an archive",
-                         hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.", code="publish.source_kind")
+        raise UsageError(
+            f"{source} is neither a folder nor an archive",
+            hint="Give the skill's folder, or a .zip/.tar.gz made by `skillctl pack`.",
+            code="publish.source_kind",
+        )
     report = _validated(source)
     name, version = report.name, _version(report, version)
     reg = app.config.registry(registry_name)
@@ -94,11 +106,20 @@ def publish(
         sha256, size = _digest(archive)
         console.info(f"Publishing {name} {version} ({size} bytes, sha256 {sha256[:12]}) to {reg.name} ({reg.url})")
         with RegistryClient(reg) as client:
-            result = client.publish(name, archive, version=version, owner=owner,
-                                    visibility="private" if private else None)
+            result = client.publish(
+                name, archive, version=version, owner=owner, visibility="private" if private else None
+            )
     _check_sha(result, sha256)
-    data = {"registry": reg.name, "url": reg.url, "name": name, "version": version, "sha256": sha256,
-            "size": size, "created": bool(result.get("created")), "result": result}
+    data = {
+        "registry": reg.name,
+        "url": reg.url,
+        "name": name,
+        "version": version,
+        "sha256": sha256,
+        "size": size,
+        "created": bool(result.get("created")),
+        "result": result,
+    }
     if as_json:
         console.out_json(data)
     elif data["created"]:

@@ -36,13 +36,20 @@ _ignore_gates = click.option(
 )
 
 
-def _skillset(app: App, skills_dir: Path | None, semantic: bool | None, reindex: bool = False, config=None,
-              ignore_gates: bool = False):
+def _skillset(
+    app: App,
+    skills_dir: Path | None,
+    semantic: bool | None,
+    reindex: bool = False,
+    config=None,
+    ignore_gates: bool = False,
+):
     from skillctl.skillset import SkillSet
 
     if skills_dir is not None:
-        return SkillSet.from_dir(skills_dir, semantic=semantic, reindex=reindex, config=config,
-                                 ignore_gates=ignore_gates)
+        return SkillSet.from_dir(
+            skills_dir, semantic=semantic, reindex=reindex, config=config, ignore_gates=ignore_gates
+        )
     return SkillSet.discover(config=app.config, semantic=semantic, reindex=reindex, ignore_gates=ignore_gates)
 
 
@@ -71,14 +78,19 @@ def _read_queries(path: Path) -> list[str]:
             row = json.loads(line)
             queries.append(row["query"] if isinstance(row, dict) else str(row))
         except (ValueError, KeyError) as err:
-            raise UsageError(f"{path}:{number}: not a {{\"query\": ...}} line ({err})", code="route.bad_queries") from None
+            raise UsageError(
+                f'{path}:{number}: not a {{"query": ...}} line ({err})', code="route.bad_queries"
+            ) from None
     return queries
 
 
 @click.command()
 @click.argument("message", required=False)
-@click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Route every {\"query\": ...} line of a JSONL file (one output line each).")
+@click.option(
+    "--queries",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='Route every {"query": ...} line of a JSONL file (one output line each).',
+)
 @click.option("--history", multiple=True, help="An earlier message (repeatable), for continuations.")
 @click.option("--explain", is_flag=True, help="Show every score component.")
 @click.option("--ask", is_flag=True, help="Ask before loading each skill: [Y/n/a/?].")
@@ -88,25 +100,35 @@ def _read_queries(path: Path) -> list[str]:
 @_ignore_gates
 @json_option
 @pass_app
-def route(app: App, message, queries, history, explain, ask, reindex, skills_dir, semantic, ignore_gates, as_json) -> int:
+def route(
+    app: App, message, queries, history, explain, ask, reindex, skills_dir, semantic, ignore_gates, as_json
+) -> int:
     """Pick the skills MESSAGE needs (at most 3, best first, with the reasons)."""
     if message is None and queries is None and not reindex:
-        raise UsageError("give a MESSAGE, --queries FILE or --reindex", hint="skillctl route 'deploy to staging'", code="route.no_message")
+        raise UsageError(
+            "give a MESSAGE, --queries FILE or --reindex",
+            hint="skillctl route 'deploy to staging'",
+            code="route.no_message",
+        )
     skills = _skillset(app, skills_dir, semantic, reindex, ignore_gates=ignore_gates)
     for c in skills.collisions:
-        console.warn(f"skill {c.name!r} found more than once: using {c.used}, ignoring {', '.join(map(str, c.shadowed))}")
+        console.warn(
+            f"skill {c.name!r} found more than once: using {c.used}, ignoring {', '.join(map(str, c.shadowed))}"
+        )
     if message is None and queries is None:
         console.success(f"indexed {len(skills.names)} skills")
         return 0
     if not skills.names:
         places = ", ".join(str(root) for _, root in skills.roots)
-        console.info(f"no skills found in {places}; `skillctl install NAME` adds one, --skills-dir routes over a folder")
+        console.info(
+            f"no skills found in {places}; `skillctl install NAME` adds one, --skills-dir routes over a folder"
+        )
     if ask:
         return _ask(app, skills, message, list(history), as_json)
     left_out = skills.left_out() if explain else {}
     for name, why in left_out.items():
         console.info(f"not offered: {name}: {why}")
-    for query in ([message] if queries is None else _read_queries(queries)):
+    for query in [message] if queries is None else _read_queries(queries):
         matches = skills.route(query, history=list(history))
         nearest = skills.nearest(query, history=list(history)) if explain and not matches else []
         if as_json:
@@ -126,7 +148,11 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
     if message is None:
         raise UsageError("--ask needs a MESSAGE", code="route.ask_needs_message")
     if not sys.stdin.isatty():
-        raise UsageError("--ask needs a terminal to ask on", hint="Run it interactively, or drop --ask.", code="route.ask_needs_terminal")
+        raise UsageError(
+            "--ask needs a terminal to ask on",
+            hint="Run it interactively, or drop --ask.",
+            code="route.ask_needs_terminal",
+        )
     matches = skills.route(message, history=history)
 
     def tokens(name: str) -> int:
@@ -137,7 +163,9 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
         sys.stderr.write(text)
         sys.stderr.flush()
 
-    result = approval.ask(matches, tokens, read=lambda: sys.stdin.readline() or None, write=write, approved=state.approved_skills())
+    result = approval.ask(
+        matches, tokens, read=lambda: sys.stdin.readline() or None, write=write, approved=state.approved_skills()
+    )
     for name in result.remembered:
         state.remember_approval(name)
     skills.record_use(result.loaded)
@@ -151,8 +179,13 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
 
 @click.command()
 @click.option("--message", "-m", help="The user's message (routing picks the skills for `full`).")
-@click.option("--tier", type=click.Choice(["auto", "none", "breadcrumb", "catalog", "full"]), default="auto",
-              show_default=True, help="How much to disclose.")
+@click.option(
+    "--tier",
+    type=click.Choice(["auto", "none", "breadcrumb", "catalog", "full"]),
+    default="auto",
+    show_default=True,
+    help="How much to disclose.",
+)
 @click.option("--format", "fmt", type=click.Choice(["xml", "markdown", "json"]), default="xml", show_default=True)
 @click.option("--skill", "chosen", multiple=True, help="Use these skills for `full` instead of routing.")
 @click.option("--history", multiple=True, help="An earlier message (repeatable), for continuations.")

@@ -42,19 +42,14 @@ class SkillNotFound(SkillctlError):
 
 @click.command("run", epilog=EPILOG)
 @click.argument("skill")
-@click.option(
-    "--input", "input_", metavar="JSON|@FILE", help="Input: JSON text, or @FILE to read it."
-)
-@click.option(
-    "--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True
-)
+@click.option("--input", "input_", metavar="JSON|@FILE", help="Input: JSON text, or @FILE to read it.")
+@click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True)
 @click.option("--timeout", type=float, help="Seconds before the run is killed (capped by config).")
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), help="Copy /work/output here."
-)
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), help="Copy /work/output here.")
 @click.option("--image", help="Docker image for the docker backend.")
-@click.option("--allow-network", is_flag=True,
-              help="Give the skill the network its runtime asks for (through the egress proxy).")
+@click.option(
+    "--allow-network", is_flag=True, help="Give the skill the network its runtime asks for (through the egress proxy)."
+)
 @json_option
 @pass_app
 def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow_network, as_json: bool) -> int:
@@ -76,8 +71,10 @@ def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow
         image=image,
     )
     if request.runtime is not None and request.runtime.requires_network and not request.allow_network:
-        console.warn(f"{folder.name} asks for the network; it runs without it "
-                     f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)")
+        console.warn(
+            f"{folder.name} asks for the network; it runs without it "
+            f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)"
+        )
     result = run_skill(request)
     if as_json:
         console.out_json(result.to_dict())
@@ -89,16 +86,10 @@ def run(app: App, skill: str, input_, backend, timeout, output_dir, image, allow
 def resolve_skill(skill: str) -> Path:
     """A path to a folder, else an installed skill: project scope first, then user scope."""
     candidate = Path(skill).expanduser()
-    if (
-        "/" in skill
-        or skill in (".", "..")
-        or (candidate.is_dir() and (candidate / "SKILL.md").exists())
-    ):
+    if "/" in skill or skill in (".", "..") or (candidate.is_dir() and (candidate / "SKILL.md").exists()):
         if candidate.is_dir():
             return candidate.resolve()
-        raise SkillNotFound(
-            f"{skill} is not a folder", hint="Pass a skill folder or an installed skill's name."
-        )
+        raise SkillNotFound(f"{skill} is not a folder", hint="Pass a skill folder or an installed skill's name.")
     for root in (paths.project_skills_dir(), paths.user_skills_dir()):
         if (root / skill).is_dir():
             return (root / skill).resolve()
@@ -117,14 +108,14 @@ def _parse_input(raw: str | None):
             text = Path(raw[1:]).read_text(encoding="utf-8")
         except OSError as err:
             raise UsageError(
-                f"cannot read {raw[1:]}: {err.strerror}", hint="Check the path after @."
-            , code="run.input_unreadable") from None
+                f"cannot read {raw[1:]}: {err.strerror}", hint="Check the path after @.", code="run.input_unreadable"
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(
-            f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.'
-        , code="run.input_not_json") from None
+            f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.', code="run.input_not_json"
+        ) from None
 
 
 def _config_or_none(app: App):
@@ -145,8 +136,5 @@ def _print_human(result) -> None:
         summary += f"; {len(collected)} output file(s)"
     for o in result.outputs:
         where = f" -> {o.saved_to}" if o.saved_to else ""
-        console.info(
-            f"  output {o.path} ({o.size} bytes){where}"
-            + (f" skipped: {o.skipped}" if o.skipped else "")
-        )
+        console.info(f"  output {o.path} ({o.size} bytes){where}" + (f" skipped: {o.skipped}" if o.skipped else ""))
     (console.success if result.ok else console.warn)(f"run: {summary}")

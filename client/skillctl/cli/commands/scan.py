@@ -34,11 +34,19 @@ def scan(app: App, paths: tuple[Path, ...], list_rules: bool, as_json: bool) -> 
                 console.out(f"{rule.id}\t{rule.severity}\t{rule.title}")
         return 0
     if not paths:
-        raise UsageError("give one or more skill folders, SKILL.md files or archives", hint="skillctl scan ./my-skill", code="scan.no_path")
+        raise UsageError(
+            "give one or more skill folders, SKILL.md files or archives",
+            hint="skillctl scan ./my-skill",
+            code="scan.no_path",
+        )
     worst = 0
     for path in paths:
         if not path.exists():
-            raise UsageError(f"{path} does not exist", hint="Pass a skill folder, a SKILL.md or an archive.", code="scan.path_missing")
+            raise UsageError(
+                f"{path} does not exist",
+                hint="Pass a skill folder, a SKILL.md or an archive.",
+                code="scan.path_missing",
+            )
         archive = path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
         report = scan_archive(path) if archive else scan_folder(path)
         worst = max(worst, 1 if report.verdict in ("warn", "malicious") else 0)
