@@ -7,7 +7,9 @@ Two TOML files in ``paths.config_dir()``:
   policy of agent sessions, ``[tools]`` (``profile`` minimal|coding|messaging|full, ``allow``,
   ``also_allow``, ``deny``, and ``[tools.groups]`` defining ``group:<name>``) with per-agent
   ``[agents.<name>.tools]`` (the same keys but ``groups``; read by
-  :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), and any other keys the ``config``
+  :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), ``[runtime] trusted_toolsets`` (the
+  ``module:Class`` patterns of the skills' toolsets an agent may load,
+  :mod:`skillctl.runtime.toolsets`), and any other keys the ``config``
   gates of skills read (dotted, e.g. ``browser.enabled``).
 - ``credentials.toml``: ``[registries.<name>] token``. Both files are created with mode 0600
   from the first byte (a temp file opened 0600, then one rename), so a token is never readable
@@ -279,6 +281,16 @@ def set_value(dotted: str, text: str) -> Any:
     node[parts[-1]] = value
     write_toml(config_path(), data)
     return value
+
+
+def skill_enabled_set(key: str, enabled: bool, config: Config | None = None) -> None:
+    """Write ``[skills.<key>] enabled`` to config.toml, the setting ``skillctl check`` and routing
+    read (``skillctl config set skills.KEY.enabled false`` writes the same), and into ``config``."""
+    set_value(f"skills.{key}.enabled", "true" if enabled else "false")
+    if config is not None:
+        table = config.skills.setdefault(key, {})
+        table["enabled"] = enabled
+        config.values.setdefault("skills", {})[key] = table
 
 
 def add_registry(name: str, url: str, *, default: bool = False) -> Registry:

@@ -11,12 +11,15 @@
 Routing reads the on-disk index (only new or changed skills are parsed); full parsing of a skill
 happens when its instructions are needed. Semantic routing is used when the ``semantic`` extra
 is installed (``semantic=False`` turns it off). Tools run in a session
-(:mod:`skillctl.runtime.session`): a loaded skill's MCP server runs until ``close()`` (or the
-end of a ``with SkillSet.discover() as skills:`` block).
+(:mod:`skillctl.runtime.session`, ``skills.session()``): it keeps the skills it started with
+until it ends, and a loaded skill's MCP server runs until ``close()`` (or the end of a
+``with SkillSet.discover() as skills:`` block). ``reload()`` re-reads the skill folders, and
+``watch()`` does it whenever they change (:mod:`skillctl.runtime.watch`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,7 +42,11 @@ class SkillSet:
         agent: str | None = None,
         tool_policy=None,
         mcp_call_timeout: float | None = None,
+        reporter=None,
+        manage_skills: bool = False,
+        approve=None,
     ) -> None:
+        from skillctl.reporting import Reporter
         from skillctl.routing import semantic as sem
 
         self.roots = list(roots)
@@ -58,7 +65,12 @@ class SkillSet:
         self.agent = agent  # whose [agents.<name>.tools] policy applies (config)
         self._tool_policy = tool_policy  # a ToolPolicy given in code instead of the config's
         self._mcp_call_timeout = mcp_call_timeout  # seconds an MCP tool call may take
+        self.reporter = reporter or Reporter()  # warnings of sessions and watchers; quiet by default
+        self.manage_skills = manage_skills  # offer the skill_management tool (runtime.management)
+        self._approve = approve  # the application's yes/no to a skill_management install or create
         self._session = None
+        self._watchers: list = []
+        self._reload_lock = threading.Lock()  # one reload at a time (a watcher's and the caller's)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -113,9 +125,12 @@ class SkillSet:
     def offered(self) -> list[Entry]:
         """The skills the model may be offered: enabled, model invocation allowed, and able to
         work here (the gates of ``skillctl check``: OS, binaries, env, config, other skills)."""
-        if self._offered is None:
-            self._offered = [e for e in self.index.entries if not self.why_not_offered(e)]
-        return self._offered
+        index, offered = self.index, self._offered
+        if offered is None:
+            offered = [e for e in index.entries if not self.why_not_offered(e)]
+            if self.index is index:  # not reloaded meanwhile
+                self._offered = offered
+        return offered
 
     def left_out(self) -> dict[str, str]:
         """Installed skills the model is not offered, each with why (for ``route --explain``)."""
@@ -129,6 +144,11 @@ class SkillSet:
             return ""
         if not self.enabled(entry):
             return "disabled (skillctl check)"
+        return self.gate_failures(entry)
+
+    def gate_failures(self, entry: Entry) -> str:
+        """Why the skill cannot work on this machine (OS, binaries, env, config, other skills),
+        or "" (the gates of ``skillctl check``; enabling is :meth:`enabled`)."""
         if not entry.gates:
             return ""
         from skillctl.gating import Gates, check
@@ -138,14 +158,58 @@ class SkillSet:
         result = check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed)
         return "; ".join(f.reason for f in result.failures)
 
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Enable or disable an installed skill in config.toml (``[skills.<key>] enabled``: what
+        ``skillctl check`` reads); this SkillSet offers and routes accordingly from now on."""
+        from skillctl.config import load_config, skill_enabled_set
+        from skillctl.errors import SkillctlError
+
+        entry = self.entry(name) if isinstance(name, str) else None
+        if entry is None:
+            raise SkillctlError(
+                f"no skill named {name!r}",
+                hint="`skillctl list` shows the installed skills.",
+                code="tool.unknown_skill",
+            )
+        skill_enabled_set(entry.key, enabled, self.config)
+        if self.config is None:
+            self.config = load_config()
+        self._offered, self._router = None, None
+
+    def reload(self) -> bool:
+        """Read the skill folders again (only new, changed or removed skills are parsed); True
+        when anything changed. Running sessions keep their snapshot."""
+        with self._reload_lock:
+            located = discovery.locate(self.roots)
+            index = load_index(located, roots=self.roots, semantic=self.semantic)
+            before = [(e.name, e.path, e.digest) for e in self.index.entries]
+            if before == [(e.name, e.path, e.digest) for e in index.entries]:
+                return False
+            self.index = index
+            self._parsed, self._router, self._offered, self._installed = {}, None, None, None
+            return True
+
+    def watch(self, *, debounce_ms: int | None = None, on_reload=None):
+        """Reload whenever the skill folders change, in a background thread, until ``stop()`` or
+        ``close()`` (skillctl.runtime.watch; needs the ``agent`` extra's watchfiles)."""
+        from skillctl.runtime.watch import DEBOUNCE_MS, Watcher
+
+        watcher = Watcher(self, debounce_ms=debounce_ms or DEBOUNCE_MS, on_reload=on_reload).start()
+        self._watchers.append(watcher)
+        return watcher
+
     # --- routing --------------------------------------------------------------------------
 
     def router(self):
-        if self._router is None:
-            self._router = self._router_over(self.offered())
-        return self._router
+        index, router = self.index, self._router
+        if router is None:
+            router = self.router_over(self.offered())
+            if self.index is index:  # not reloaded meanwhile (a watcher runs in another thread)
+                self._router = router
+        return router
 
-    def _router_over(self, entries: list[Entry]):
+    def router_over(self, entries: list[Entry]):
+        """A router over ``entries`` (a session routes over its snapshot's)."""
         from skillctl.routing import semantic as sem
         from skillctl.routing.router import Router
 
@@ -165,7 +229,7 @@ class SkillSet:
         """The ``k`` skills closest to a message, each with its score and what stopped it: a
         threshold, the "needs no skill" gate, or a gate of this machine (``route --explain``)."""
         left_out = self.left_out()
-        router = self.router() if not left_out else self._router_over(list(self.index.entries))
+        router = self.router() if not left_out else self.router_over(list(self.index.entries))
         near = []
         for match, why in router.nearest(message, history=history)[:k]:
             if match.name in left_out:
@@ -239,35 +303,46 @@ class SkillSet:
 
     # --- tools ----------------------------------------------------------------------------
 
-    @property
     def session(self):
-        """The tool session: policy, loaded skills and their MCP servers (skillctl.runtime.session)."""
-        if self._session is None:
+        """The conversation's session (skillctl.runtime.session): its snapshot of the skills,
+        the active skill and pipeline, the tool policy, the MCP servers of loaded skills. The
+        same one until it is closed; then the next call starts a new one."""
+        if self._session is None or self._session.closed:
             from skillctl.runtime.policy import ToolPolicy
             from skillctl.runtime.session import Session
 
             policy = self._tool_policy or ToolPolicy.from_config(self.config, agent=self.agent)
-            self._session = Session(self, policy=policy, mcp_call_timeout=self._mcp_call_timeout)
+            self._session = Session(
+                self,
+                policy=policy,
+                mcp_call_timeout=self._mcp_call_timeout,
+                reporter=self.reporter,
+                manage=self.manage_skills,
+                approve=self._approve,
+            )
         return self._session
 
     @property
     def tool_policy(self):
         """The session's tool policy now (narrowed by loaded skills): ``.allows("exec")`` says
         whether the agent may offer its own tools too."""
-        return self.session.policy
+        return self.session().policy
 
     def tool_definitions(self, provider: str = "openai") -> list[dict]:
-        """load_skill and read_skill_file, and the MCP tools of loaded skills (ask again after
-        a load_skill: a skill with an MCP server adds its tools)."""
-        return self.session.tool_definitions(provider)
+        """The session's tools: load_skill, read_skill_file, and what loaded skills add (ask
+        again after a load_skill: MCP tools, skill_transition)."""
+        return self.session().tool_definitions(provider)
 
     def handle_tool_call(self, tool: str, arguments: dict | str) -> str:
-        return self.session.handle_tool_call(tool, arguments)
+        return self.session().handle_tool_call(tool, arguments)
 
     def close(self) -> None:
-        """End the session: stop the MCP servers loaded skills started."""
+        """End the session (stopping the MCP servers loaded skills started) and stop watching."""
         if self._session is not None:
             self._session.close()
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:
+            watcher.stop()
 
     def __enter__(self) -> SkillSet:
         return self

@@ -1,12 +1,18 @@
 """The on-disk routing index: one compact JSON file per set of skill roots, under state_dir().
 
 Each entry keeps what routing and the catalog need without re-reading the skill: where it is,
-the SKILL.md fingerprint (mtime, size), the routing manifest, a token estimate, whether the model
-may invoke it. With the semantic extra, the centroid vector and the vectors of the manifest's
+the SKILL.md fingerprint (mtime, size), its version and content digest (sha256 of SKILL.md: what a
+session snapshot pins), the routing manifest, a token estimate, whether the model may invoke it. With the semantic extra, the centroid vector and the vectors of the manifest's
 synthetic queries (base64 float16, ~20 KB for a skill with 20 queries) go to a sidecar file
 (``index-*.vectors.json``) that only semantic routing reads, so lexical-only routing does not
-parse them. Loading is one ``json.loads`` (two with semantic); only new or changed skills are
-parsed again, and ``--reindex`` rebuilds all.
+parse them. Loading is one ``json.loads`` (two with semantic); only new, changed or removed
+skills are parsed again (a folder added or deleted changes the located set; an edited SKILL.md
+its fingerprint), and ``--reindex`` rebuilds all.
+
+A file's mtime is only as fine as the file system's clock tick, so an edit that keeps the size,
+made within the same tick as the indexed version, keeps the fingerprint too (git's "racily
+clean" entries). A SKILL.md modified within :data:`RACY_WINDOW_NS` of the index write is
+therefore compared by digest as well, until a later write of the index moves past it.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import base64
 import hashlib
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +32,11 @@ from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
+# File systems stamp mtimes with a coarse clock (a tick of a few ms; FAT: 2 s): an edit of a
+# SKILL.md within this window of the index write may keep its (mtime, size), so its digest decides.
+RACY_WINDOW_NS = 2_000_000_000
 
 
 @dataclass
@@ -41,6 +51,8 @@ class Entry:
     default_enabled: bool = True  # false: offered only once config enables it
     gates: dict = field(default_factory=dict)  # gating.Gates.to_dict() when it declares requirements
     key: str = ""  # the config key (skillKey or name)
+    version: str = ""  # the manifest's version, when it declares one
+    digest: str = ""  # sha256 of SKILL.md as indexed
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
     compiled: CompiledManifest | None = None  # the manifest's words, stemmed (None: at routing)
@@ -140,7 +152,17 @@ def fingerprint(folder: Path, registry: dict[str, int]) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size, registry.get(os.path.basename(folder), 0)]
 
 
+def skill_md_digest(folder: Path | str) -> str:
+    """sha256 of a skill's SKILL.md ("" when it cannot be read)."""
+    try:
+        with open(os.path.join(folder, SKILL_FILE), "rb") as file:
+            return hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return ""
+
+
 def build_entry(scope: str, folder: Path, fp: list[int]) -> Entry | None:
+    digest = skill_md_digest(folder)
     skill = load_installed(scope, folder)
     if skill is None:
         return None
@@ -161,23 +183,36 @@ def build_entry(scope: str, folder: Path, fp: list[int]) -> Entry | None:
         default_enabled=m.default_enabled,
         gates=gates.to_dict() if (gates := Gates.of(m)).declared() else {},
         key=m.key or skill.name,
+        version=m.version,
+        digest=digest,
     )
 
 
-def _read(path: Path) -> dict[str, dict]:
+def _read(path: Path) -> tuple[dict[str, dict], int]:
+    """(skill folder -> stored entry, when the index was written in ns) of the index file."""
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, 0
     if data.get("version") != INDEX_VERSION:
-        return {}
-    return {e["path"]: e for e in data.get("entries", [])}
+        return {}, 0
+    return {e["path"]: e for e in data.get("entries", [])}, int(data.get("written_ns") or 0)
+
+
+def _unchanged(old: dict, scope: str, fp: list[int], written_ns: int) -> bool:
+    """Is the stored entry still right? Its fingerprint must match; a racy one its digest too."""
+    if old["fingerprint"] != fp or old["scope"] != scope:
+        return False
+    if fp[0] < written_ns - RACY_WINDOW_NS:
+        return True
+    return old.get("digest") == skill_md_digest(old["path"])
 
 
 def _write(path: Path, entries: list[Entry], model: str | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    data = {"version": INDEX_VERSION, "model": model, "entries": [e.to_dict() for e in entries]}
+    entries_data = [e.to_dict() for e in entries]
+    data = {"version": INDEX_VERSION, "model": model, "written_ns": time.time_ns(), "entries": entries_data}
     tmp.write_text(json.dumps(data, separators=(",", ":")), "utf-8")
     tmp.replace(path)
 
@@ -193,19 +228,21 @@ def load_index(
     from skillctl.routing import semantic as sem
 
     path = index_path(roots)
-    stored = {} if rebuild else _read(path)
+    stored, written_ns = ({}, 0) if rebuild else _read(path)
     entries, changed = [], rebuild or len(stored) != len(located)
     registry = registry_mtimes()
+    racy_until = 0
     for scope, folder in located:
         fp = fingerprint(folder, registry)
         old = stored.get(str(folder))
-        if old is not None and old["fingerprint"] == fp and old["scope"] == scope:
+        if old is not None and fp is not None and _unchanged(old, scope, fp, written_ns):
             entries.append(Entry.from_dict(old))
+            racy_until = max(racy_until, fp[0] + RACY_WINDOW_NS)
         elif fp is not None and (entry := build_entry(scope, folder, fp)):
             entries.append(entry)
             changed = True
-    if changed:
-        _write(path, entries, None)
+    if changed or written_ns <= racy_until < time.time_ns():
+        _write(path, entries, None)  # also once the racy entries have aged: they are then trusted
     if semantic:
         stored_vectors = {} if rebuild else _read_vectors(path, sem.MODEL_ID)
         for e in entries:

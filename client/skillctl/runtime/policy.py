@@ -9,7 +9,8 @@ reason given, with the stable code ``tool.not_allowed``):
 3. every ``allow`` list that is set (global and agent's) covers it: an agent can narrow the
    global lists, never lift them;
 4. every loaded skill that declares ``allowed-tools`` covers it, together with
-   ``group:skills`` and the skill's own ``mcp:<skill>.*`` tools. A skill only ever narrows.
+   ``group:skills`` and the skill's own ``mcp:<skill>.*`` and ``toolset:<skill>.*`` tools. A
+   skill only ever narrows.
 
 Patterns are tool names, ``group:<name>`` or wildcards (``mcp:github.*``, ``*``), compared
 case-insensitively; Claude Code and OpenClaw names map to ours (``Bash`` -> ``exec``,
@@ -29,16 +30,23 @@ from fnmatch import fnmatchcase
 from skillctl.errors import SkillctlError, UsageError
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "group:skills": ("load_skill", "read_skill_file", "find_skills"),  # reading skills
+    "group:skills": (
+        "load_skill",
+        "read_skill_file",
+        "find_skills",
+        "skill_transition",
+    ),  # reading and following skills
     "group:fs": ("read", "write", "edit", "apply_patch"),  # the agent's file tools
     "group:runtime": ("exec", "process", "run_skill"),  # running code (run_skill: sandboxed)
     "group:web": ("web_search", "web_fetch"),
     "group:messaging": ("message",),
     "group:mcp": ("mcp:*",),  # every tool of the loaded skills' MCP servers
+    "group:toolsets": ("toolset:*",),  # the methods of the loaded skills' trusted toolsets
+    "group:management": ("skill_management",),  # enabling, installing and creating skills (full only)
 }
 PROFILES: dict[str, tuple[str, ...]] = {
     "minimal": ("group:skills",),
-    "coding": ("group:skills", "group:fs", "group:runtime", "group:mcp"),
+    "coding": ("group:skills", "group:fs", "group:runtime", "group:mcp", "group:toolsets"),
     "messaging": ("group:skills", "group:messaging"),
     "full": ("*",),
 }
@@ -81,7 +89,7 @@ class SkillLimit:
     allowed: tuple[str, ...]
 
     def patterns(self) -> tuple[str, ...]:
-        return (*self.allowed, "group:skills", f"mcp:{self.skill}.*")
+        return (*self.allowed, "group:skills", f"mcp:{self.skill}.*", f"toolset:{self.skill}.*")
 
 
 @dataclass(frozen=True)
@@ -147,10 +155,21 @@ class ToolPolicy:
 
     def allows_server(self, skill: str) -> bool:
         """Could any tool of ``skill``'s MCP server be allowed? (Asked before starting it.)"""
-        if self.allows(f"mcp:{skill}.*"):
+        return self._allows_some(f"mcp:{skill}")
+
+    def allows_toolsets(self, skill: str) -> bool:
+        """Could any tool of ``skill``'s toolsets be allowed? (Asked before importing them.)"""
+        return self._allows_some(f"toolset:{skill}")
+
+    def _allows_some(self, prefix: str) -> bool:
+        if self.allows(f"{prefix}.*"):
             return True
-        prefix = f"mcp:{skill}.".lower()
-        named = [p for r in self.layers for p in (*(r.allow or ()), *r.also_allow) if normalise(p).startswith(prefix)]
+        named = [
+            p
+            for r in self.layers
+            for p in (*(r.allow or ()), *r.also_allow)
+            if normalise(p).startswith(f"{prefix}.".lower())
+        ]
         return any(self.allows(p) for p in named)
 
     def _match(self, name: str, patterns: Sequence[str]) -> str:

@@ -127,3 +127,24 @@ def test_unknown_skill_for_the_prompt_is_a_usage_error(skills_dir):
     assert err.value.code == "prompt.unknown_skill" and "pdf-tools" in err.value.hint
     result = skillctl("prompt", "--skill", "nope", "--skills-dir", str(skills_dir), "--no-semantic")
     assert result.returncode == 2 and "nope" in result.stderr
+
+
+def test_route_notices_edited_added_and_deleted_skill_folders_without_reindex(skills_dir):
+    """The index fingerprints each SKILL.md and compares the set of skill folders on every run."""
+    import shutil
+
+    names = lambda message: [s["name"] for s in route_json(message, "--skills-dir", str(skills_dir))["skills"]]  # noqa: E731
+    assert names("merge these pdf files and fill the pdf forms") == ["pdf-tools"]
+    pdf = skills_dir / "pdf-tools" / "SKILL.md"
+    pdf.write_text(
+        pdf.read_text().replace(
+            "Fill PDF forms, merge PDF files and extract text from PDF documents.",
+            "Bake sourdough bread and proof the dough overnight.",
+        )
+    )
+    assert names("bake sourdough bread and proof the dough") == ["pdf-tools"]
+    assert names("merge these pdf files and fill the pdf forms") == []
+    write(skills_dir, "guitar", "Tune guitar strings and learn chords.")
+    assert names("tune my guitar strings") == ["guitar"]
+    shutil.rmtree(skills_dir / "guitar")
+    assert names("tune my guitar strings") == []

@@ -42,3 +42,53 @@ def test_reindex_rebuilds_the_index_file(tmp_path, monkeypatch):
     path = index_path([("dir", tmp_path / "s")])
     path.write_text('{"version": 2, "entries": []}')
     assert SkillSet.from_dir(tmp_path / "s", semantic=False, reindex=True).names == ["a"]
+
+
+def _write_skill(root, name: str, description: str, version: str = "") -> None:
+    (root / name).mkdir(parents=True, exist_ok=True)
+    extra = f"version: {version}\n" if version else ""
+    (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n")
+
+
+def test_entries_carry_the_version_and_the_digest_of_skill_md(tmp_path, monkeypatch):
+    import hashlib
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    _write_skill(tmp_path / "s", "a", "Alpha beta gamma.", version="1.2.0")
+    [entry] = SkillSet.from_dir(tmp_path / "s", semantic=False).index.entries
+    assert entry.version == "1.2.0"
+    assert entry.digest == hashlib.sha256((tmp_path / "s" / "a" / "SKILL.md").read_bytes()).hexdigest()
+
+
+def test_an_edit_keeping_size_and_mtime_is_seen_by_its_digest(tmp_path, monkeypatch):
+    """Two writes within one tick of the file system's clock leave (mtime, size) alike."""
+    import os
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    _write_skill(tmp_path / "s", "a", "Bake sourdough bread.")
+    skill_md = tmp_path / "s" / "a" / "SKILL.md"
+    before = os.stat(skill_md)
+    assert [m.name for m in SkillSet.from_dir(tmp_path / "s", semantic=False).route("bake sourdough bread")] == ["a"]
+    skill_md.write_text(skill_md.read_text().replace("Bake sourdough bread.", "Tuning guitar strings"))
+    os.utime(skill_md, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(skill_md).st_size == before.st_size
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
+    assert [m.name for m in skills.route("tuning guitar strings")] == ["a"]
+    assert skills.route("bake sourdough bread") == []
+
+
+def test_an_old_skill_md_is_trusted_by_its_fingerprint(tmp_path, monkeypatch):
+    """The fast path: a SKILL.md older than the racy window is not read again to route."""
+    import os
+
+    from skillctl.routing.index import RACY_WINDOW_NS
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    _write_skill(tmp_path / "s", "a", "Bake sourdough bread.")
+    skill_md = tmp_path / "s" / "a" / "SKILL.md"
+    old = os.stat(skill_md).st_mtime_ns - 10 * RACY_WINDOW_NS
+    os.utime(skill_md, ns=(old, old))
+    SkillSet.from_dir(tmp_path / "s", semantic=False)
+    skill_md.write_text(skill_md.read_text().replace("Bake sourdough bread.", "Tuning guitar strings"))
+    os.utime(skill_md, ns=(old, old))  # same size, same mtime: only a digest would tell
+    assert [m.name for m in SkillSet.from_dir(tmp_path / "s", semantic=False).route("bake sourdough bread")] == ["a"]

@@ -15,21 +15,6 @@ from skillctl.cli.app import App, json_option, pass_app
 from skillctl.console import plural
 from skillctl.errors import ExitCode, SkillctlError, UsageError
 
-SKELETON = """\
----
-name: {name}
-description: Describe what {name} does and when an agent should use it (one or two sentences).
-license: MIT
-metadata:
-  version: "0.1.0"
----
-
-# {title}
-
-Step-by-step instructions for the agent go here. Keep this file short: put long reference
-material in `references/` and executable helpers in `scripts/`.
-"""
-
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -150,35 +135,10 @@ def default_archive_name(directory: str | Path) -> str:
 @pass_app
 def init(app: App, name: str, parent: str, description: str | None, as_json: bool) -> int:
     """Create a new skill skeleton in NAME/ (SKILL.md, scripts/, references/)."""
+    from skillctl.authoring import skill_create
     from skillctl.format.load import load_skill
-    from skillctl.format.names import MAX_NAME, NAME_RE
 
-    if len(name) > MAX_NAME or not NAME_RE.match(name):
-        raise UsageError(
-            f"{name!r} is not a valid skill name",
-            hint=f"lowercase letters, digits and single hyphens, at most {MAX_NAME} characters (e.g. pdf-tools)",
-            code="init.invalid_name",
-        )
-    target = Path(parent) / name
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SkillctlError(
-            f"{target} already exists and is not empty", hint="choose another NAME or --path", code="init.exists"
-        )
-    try:
-        for sub in ("scripts", "references"):
-            (target / sub).mkdir(parents=True, exist_ok=True)
-        title = name.replace("-", " ").title()
-        text = SKELETON.format(name=name, title=title)
-        if description:
-            import json
-
-            placeholder = text.splitlines()[2]
-            text = text.replace(placeholder, "description: " + json.dumps(" ".join(description.split())), 1)
-        (target / "SKILL.md").write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise SkillctlError(
-            f"cannot create {target}: {exc.strerror or exc}", hint="check --path", code="init.write_failed"
-        ) from exc
+    target = skill_create(Path(parent), name, description=description)
     report = load_skill(target)
     if as_json:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
