@@ -45,7 +45,9 @@ def skill_create(parent: Path, name: str, *, description: str | None = None, bod
     text = SKELETON.format(
         name=name,
         # JSON's quoting is YAML's double-quoted scalar: any description stays one plain string.
-        description=json.dumps(" ".join(description.split())) if description else PLACEHOLDER_DESCRIPTION.format(name=name),
+        description=json.dumps(" ".join(description.split()))
+        if description
+        else PLACEHOLDER_DESCRIPTION.format(name=name),
         body=(body.rstrip() + "\n") if body else PLACEHOLDER_BODY.format(title=name.replace("-", " ").title()),
     )
     try:
