@@ -76,32 +76,58 @@ class SkillTools:
             request = request_for(folder, config=self.config, input=input, backend=self.backend)
         return run_skill(request).to_dict()
 
+    def skill_md(self, uri: str) -> str | None:
+        """The SKILL.md text a ``skill://NAME/SKILL.md`` URI names, or None (no such skill now)."""
+        prefix, _, rest = uri.partition("://")
+        name, _, file = rest.partition("/")
+        entry = self.skills.entry(name) if prefix == "skill" and file == "SKILL.md" else None
+        if entry is None:
+            return None
+        try:
+            return (Path(entry.path) / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None  # removed since the index was read
+
     def _description(self, name: str) -> str:
         entry = self.skills.entry(name)
         return entry.manifest.description if entry else ""
 
 
 def build_server(tools: SkillTools, *, allows: Callable[[str], bool] = lambda name: True, log_level: str = "WARNING"):
-    """The MCP server (the SDK's ``MCPServer``) offering the tools ``allows`` lets through."""
+    """The MCP server (the SDK's ``MCPServer``) offering the tools ``allows`` lets through.
+
+    Resources are read from the SkillSet's index at each request, so a server whose SkillSet
+    watches its folders (``skillctl mcp`` does) lists and reads skills installed after it started."""
     require_mcp()
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.resources import FileResource
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+    from mcp_types import Resource
+
+    class SkillsServer(MCPServer):
+        async def list_resources(self) -> list[Resource]:
+            return [
+                Resource(
+                    uri=RESOURCE_URI.format(name=entry.name),
+                    name=entry.name,
+                    description=entry.manifest.description,
+                    mime_type="text/markdown",
+                )
+                for entry in tools.skills.index.entries
+            ]
+
+        async def read_resource(self, uri, context=None):
+            from mcp.server.lowlevel.helper_types import ReadResourceContents
+
+            text = tools.skill_md(str(uri))
+            if text is None:
+                raise ResourceNotFoundError(f"no skill resource {uri}")
+            return [ReadResourceContents(content=text, mime_type="text/markdown")]
 
     level: Any = log_level  # one of the logging level names
-    app = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level=level)
+    app = SkillsServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level=level)
     for name, fn, description in _tool_functions(tools):
         if allows(name):
             app.add_tool(fn, name=name, description=description)
-    for entry in tools.skills.index.entries:
-        app.add_resource(
-            FileResource(
-                uri=RESOURCE_URI.format(name=entry.name),
-                path=(Path(entry.path) / "SKILL.md").resolve(),
-                name=entry.name,
-                description=entry.manifest.description,
-                mime_type="text/markdown",
-            )
-        )
     return app
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import anyio
 import pytest
 
 from ...conftest import docker_daemon_ok, free_port, require_service
-from .conftest import config_toml, skillctl_argv, wait_until
+from .conftest import config_toml, skillctl_argv, wait_until, write_skill
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
@@ -165,6 +166,43 @@ def test_the_agents_tool_policy_decides_which_tools_are_listed(project, home, ba
 
     assert anyio.run(listed) == ["find_skills", "load_skill", "read_skill_file"]
     assert anyio.run(listed, "--agent", "cursor") == ["find_skills", "load_skill"]
+
+
+def test_a_skill_installed_or_removed_while_the_server_runs_is_seen(project, backend):
+    """Agents keep `skillctl mcp` running for a whole session: it watches the skill folders."""
+    skills = project / ".agents" / "skills"
+
+    async def run():
+        async with stdio_session(project, backend) as client:
+
+            async def state():
+                found = (
+                    await client.call_tool("find_skills", {"query": "play the sicilian defence"})
+                ).structured_content
+                uris = sorted(str(r.uri) for r in (await client.list_resources()).resources)
+                return [s["name"] for s in found["skills"]], uris
+
+            before = await state()
+            write_skill(
+                skills / "chess",
+                "---\nname: chess\ndescription: Play chess openings like the sicilian defence.\n---\ne4 c5.\n",
+            )
+            with anyio.fail_after(10):
+                while (now := await state())[0] != ["chess"]:
+                    await anyio.sleep(0.1)
+            text = (await client.read_resource("skill://chess/SKILL.md")).contents[0].text
+            shutil.rmtree(skills / "notes")
+            with anyio.fail_after(10):
+                while "skill://notes/SKILL.md" in (await state())[1]:
+                    await anyio.sleep(0.1)
+            gone = await client.call_tool("load_skill", {"name": "notes"})
+            return before, now, text, json.loads(gone.content[0].text)["error"]
+
+    before, after, text, gone = anyio.run(run)
+    assert before == ([], ["skill://doubler/SKILL.md", "skill://notes/SKILL.md"])
+    assert after == (["chess"], ["skill://chess/SKILL.md", "skill://doubler/SKILL.md", "skill://notes/SKILL.md"])
+    assert text.startswith("---\nname: chess")
+    assert gone == "tool.unknown_skill"
 
 
 def test_without_the_agent_extra_the_error_names_it(project):

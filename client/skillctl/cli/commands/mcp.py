@@ -73,6 +73,7 @@ def mcp(
     app: App = ctx.ensure_object(App)
     policy = ToolPolicy.from_config(app.config, agent=agent)
     skills = SkillSet.discover(config=app.config, semantic=semantic, agent=agent)
+    _watch(skills)
     server = mcp_server.build_server(
         mcp_server.SkillTools(skills, config=app.config, backend=backend),
         allows=policy.allows,
@@ -81,6 +82,17 @@ def mcp(
     _announce(len(skills.names), port, host)
     mcp_server.serve(server, port=port, host=host)
     return 0
+
+
+def _watch(skills) -> None:
+    """Re-index when skills are installed, edited or removed while the agent keeps the server
+    running (the agent extra brings watchfiles; without it, what was installed at start)."""
+    from skillctl.errors import SkillctlError
+
+    try:
+        skills.watch()
+    except SkillctlError:
+        pass  # mcp installed without the extra: serve what was there at start
 
 
 def _announce(count: int, port: int | None, host: str) -> None:
