@@ -16,6 +16,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -32,6 +33,17 @@ from skillctl.transport import check_request, read_capped, url_problem
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
 _LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A download by spec: the version the registry chose and what its headers said (None:
+    the registry did not say, an older one)."""
+
+    version: str
+    sha256: str
+    scan_verdict: str | None  # pass | review | warn | malicious | pending
+    routing_manifest: bool | None
 
 
 class RegistryError(SkillctlError):
@@ -297,25 +309,53 @@ class RegistryClient:
         reporter: Reporter | None = None,
     ) -> str:
         """Stream an archive to ``dest`` and return its sha256 once every digest agrees."""
+        path = f"/skills/{_q(name)}/versions/{_q(version)}/download"
+        expected = {"expected": expected_sha256.lower()} if expected_sha256 else {}
+        actual, _ = self._download_to(dest, path, f"{name} {version}", expected, reporter=reporter)
+        return actual
+
+    def download_resolved(self, name: str, spec: str, dest: Path, *, reporter: Reporter | None = None) -> Resolved:
+        """Stream the archive of the version the registry resolves ``spec`` to (same rules as
+        :func:`skillctl.format.versions.resolve`; empty: the default version): one request
+        instead of the version list and the download. What the headers say comes back with it."""
+        path = f"/skills/{_q(name)}/download" + (f"?version={quote(spec, safe='')}" if spec else "")
+        actual, headers = self._download_to(dest, path, f"{name} {spec or 'latest'}", {}, reporter=reporter)
+        version = headers.get("X-Skill-Version") or ""
+        if not version:
+            Path(dest).unlink(missing_ok=True)
+            raise SkillctlError(
+                f"{self.registry.name} did not say which version of {name} it sent",
+                hint="An older registry: the version list is used instead.",
+                code="registry.unexpected_status",
+            )
+        manifest = headers.get("X-Skill-Routing-Manifest")
+        return Resolved(
+            version=version,
+            sha256=actual,
+            scan_verdict=headers.get("X-Skill-Scan-Verdict"),
+            routing_manifest=None if manifest is None else manifest == "yes",
+        )
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _download_to(
+        self, dest: Path, path: str, what: str, expected: dict, *, reporter: Reporter | None
+    ) -> tuple[str, httpx.Headers]:
+        """Stream ``path`` to ``dest`` (a temporary file renamed once every digest agrees)."""
         dest = Path(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as fh:
-                actual, announced = self._stream_to(fh, name, version, reporter=reporter or Reporter())
-            expected = {"expected": expected_sha256.lower()} if expected_sha256 else {}
-            _check_digests(f"{name} {version}", actual, {**expected, **announced})
+                actual, headers = self._stream_to(fh, path, what, reporter=reporter or Reporter())
+            _check_digests(what, actual, {**expected, **digests_from_headers(headers)})
             os.replace(tmp, dest)
-            return actual
+            return actual, headers
         finally:
             tmp.unlink(missing_ok=True)
 
-    # --- plumbing ------------------------------------------------------------------------
-
-    def _stream_to(self, fh, name: str, version: str, *, reporter: Reporter) -> tuple[str, dict]:
-        path = f"/skills/{_q(name)}/versions/{_q(version)}/download"
-        what = f"{name} {version}"
+    def _stream_to(self, fh, path: str, what: str, *, reporter: Reporter) -> tuple[str, httpx.Headers]:
         digest = hashlib.sha256()
         limit = DEFAULT_LIMITS.max_archive_bytes
         with self._transport_errors(what), self._http.stream("GET", path) as response:
@@ -324,7 +364,7 @@ class RegistryClient:
             if total and total > limit:
                 raise _too_large(what, total, limit)
             size = 0
-            with reporter.progress(f"{name} {version}", total) as advance:
+            with reporter.progress(what, total) as advance:
                 for chunk in response.iter_bytes(CHUNK_BYTES):
                     size += len(chunk)
                     if size > limit:
@@ -332,7 +372,7 @@ class RegistryClient:
                     digest.update(chunk)
                     fh.write(chunk)
                     advance(len(chunk))
-            return digest.hexdigest(), digests_from_headers(response.headers)
+            return digest.hexdigest(), response.headers
 
     def _get_json(self, path: str, *, what: str, params: dict | None = None) -> Any:
         return self._json(self._send("GET", path, what=what, params=params))

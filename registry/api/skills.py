@@ -151,6 +151,11 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
         else "private, no-cache",
         "Content-Location": f"/api/v1/skills/{sv.skill.name}/versions/{sv.version}/download",
     }
+    # What an installer needs to know besides the bytes, so a download by spec can replace the
+    # version-list request: the scan verdict (empty: pending) and whether a manifest is there.
+    headers["X-Skill-Scan-Verdict"] = sv.scan_verdict or "pending"
+    routing = selectors.skill_version_routing_manifest(version=sv) is not None
+    headers["X-Skill-Routing-Manifest"] = "yes" if routing else "no"
     if sv.yanked:
         headers["X-Skill-Yanked"] = _header_text(sv.yanked_reason or "yanked")
     if sv.deprecated:

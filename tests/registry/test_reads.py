@@ -115,6 +115,20 @@ def test_download_resolves_latest_by_default_and_counts(catalogue, anon_api):
     assert anon_api.get("/api/v1/skills/pdf-tools/versions/1.1.0").json()["downloads"] == 1
 
 
+def test_download_headers_say_what_an_installer_would_ask_the_version_list(catalogue, anon_api):
+    from registry.models import SkillVersion
+
+    first = anon_api.get("/api/v1/skills/pdf-tools/download", version="^1.0")
+    assert (first["X-Skill-Scan-Verdict"], first["X-Skill-Routing-Manifest"]) == ("pending", "no")
+    SkillVersion.objects.filter(skill__name="pdf-tools", version="1.1.0").update(
+        scan_verdict="warn", routing_manifest={"keywords": ["pdf"]}
+    )
+    again = anon_api.get("/api/v1/skills/pdf-tools/download", version="^1.0")
+    assert (again["X-Skill-Scan-Verdict"], again["X-Skill-Routing-Manifest"]) == ("warn", "yes")
+    listed = {v["version"]: v for v in anon_api.get("/api/v1/skills/pdf-tools").json()["versions"]}["1.1.0"]
+    assert (listed["scan_verdict"], listed["has_routing_manifest"]) == ("warn", True)
+
+
 def test_download_with_an_invalid_spec_is_400(catalogue, anon_api):
     response = anon_api.get("/api/v1/skills/pdf-tools/download", version=">=>1")
     assert response.status_code == 400

@@ -91,6 +91,10 @@ class RegistryResolver:
             # Exactly what was locked, from the cache: no registry request at all (offline CI).
             return Fetched(hit, locked.sha256, source, locked.version, recorded, registry.url)
         client = self.client(registry)
+        if locked is None and ("skill", registry.url, source.name) not in self._answers:
+            key = ("resolved", registry.url, source.name, source.spec)
+            if fetched := self._memo(key, lambda: self._fetch_resolved(client, source, recorded, registry.url)):
+                return fetched
         info = self.listing(source)
         listed = info.get("versions") or []
         version = locked.version if locked else self._resolve(source, info, recorded)
@@ -118,6 +122,31 @@ class RegistryResolver:
             registry.url,
             detail=lambda: self._memo(key, lambda: client.version(source.name, version)),
         )
+
+    def _fetch_resolved(self, client: Any, source: Source, recorded: str, url: str) -> Fetched | None:
+        """A new skill in one request: the registry resolves the spec and sends the archive,
+        with the version, digests, scan verdict and whether a routing manifest exists in its
+        headers (the version list and a download would be two). None: take the version list
+        path, which says exactly what is wrong (no such skill or version, a blocked download)
+        and shows a warn or malicious verdict's findings; an archive already downloaded is in
+        the cache for it."""
+        tmp = cache.temp_path()
+        try:
+            got = client.download_resolved(source.name, source.spec, tmp, reporter=self.reporter)
+        except SkillctlError:
+            tmp.unlink(missing_ok=True)
+            return None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        archive = cache.store(tmp, got.sha256)
+        if got.scan_verdict not in ("pass", "review", "pending"):
+            return None  # warn, malicious, or a registry that does not say: the listing path checks
+        detail = None
+        if got.routing_manifest is not False:
+            key = ("version", url, source.name, got.version)
+            detail = lambda: self._memo(key, lambda: client.version(source.name, got.version))  # noqa: E731
+        return Fetched(archive, got.sha256, source, got.version, recorded, url, detail=detail)
 
     def _refuse_switched_registry(self, source: Source, locked: Locked | None, registry: Any, recorded: str) -> None:
         if not locked or not locked.registry_url or self.force:

@@ -12,7 +12,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 SKILL_MD = """---
 name: {name}
@@ -53,6 +53,9 @@ class FakeRegistry:
         self.requests: list[str] = []
         # False: an older registry whose versions list lacks `has_routing_manifest`.
         self.lists_routing_manifests = False
+        # True: a current registry, which resolves a spec in the download request and says the
+        # version, scan verdict and routing manifest in headers (False: 404, as an older one).
+        self.resolves_downloads = False
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -110,6 +113,8 @@ class FakeRegistry:
                 name = parts[3]
                 if len(parts) == 4:
                     return self._json(200, registry._detail(name))
+                if parts[4:] == ["download"] and registry.resolves_downloads:
+                    return self._resolved_download(name, parse_qs(urlparse(self.path).query).get("version", [""])[0])
                 entry = registry.skills[name].get(parts[5]) if len(parts) >= 6 else None
                 if entry is None:
                     return self._json(404, {"detail": "no such version"})
@@ -120,6 +125,27 @@ class FakeRegistry:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/zip")
                 self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _resolved_download(self, name: str, spec: str):
+                from skillctl.format.versions import resolve
+
+                entries = registry.skills[name]
+                version = resolve(spec, [{"version": v, "yanked": e["yanked"]} for v, e in entries.items()])
+                if version is None:
+                    return self._json(404, {"detail": "no such version"})
+                entry = entries[version]
+                if entry.get("scan_verdict") == "malicious":
+                    return self._json(403, {"detail": "found malicious", "code": "scan.blocked"})
+                data = registry.served.get((name, version), entry["data"])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/zip")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("X-Skill-Version", version)
+                self.send_header("X-Checksum-Sha256", entry["sha256"])
+                self.send_header("X-Skill-Scan-Verdict", entry.get("scan_verdict") or "pending")
+                self.send_header("X-Skill-Routing-Manifest", "no" if entry["routing_manifest"] is None else "yes")
                 self.end_headers()
                 self.wfile.write(data)
 

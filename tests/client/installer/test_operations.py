@@ -310,7 +310,52 @@ def test_install_skips_version_detail_when_registry_lists_no_routing_manifest(op
     registry.publish("world", "1.0.0")
     ops.install(["hello@^1.0", "world"])  # two skills: the concurrent warm-up runs too
     assert _version_detail_requests(registry) == []
-    assert len(registry.requests) == 4  # per skill: skill detail + download
+    # Per skill: the download by spec an older registry refuses, the skill detail, the download.
+    assert len(registry.requests) == 6
+
+
+def test_a_current_registry_sends_each_new_skill_in_one_request(ops, registry, env):
+    registry.resolves_downloads = True
+    registry.publish("world", "1.0.0")
+    ops.install(["hello@^1.0", "world"])
+    assert sorted(registry.requests) == ["/api/v1/skills/hello/download", "/api/v1/skills/world/download"]
+    lock = read_lock(env / "skills.lock")
+    assert (lock["hello"].version, lock["hello"].sha256) == ("1.1.0", registry.skills["hello"]["1.1.0"]["sha256"])
+    assert (lock["world"].version, lock["world"].sha256) == ("1.0.0", registry.skills["world"]["1.0.0"]["sha256"])
+
+
+def test_a_resolved_download_with_a_routing_manifest_fetches_it_once(ops, registry, monkeypatch):
+    import skillctl.routing.manifests as manifests
+
+    saved = []
+    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    registry.resolves_downloads = True
+    registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
+    ops.install(["hello@^1.0"])
+    assert saved == [("hello", registry.skills["hello"]["1.3.0"]["sha256"], {"keywords": ["greet"]})]
+    assert registry.requests == ["/api/v1/skills/hello/download", "/api/v1/skills/hello/versions/1.3.0"]
+
+
+def test_a_warn_verdict_in_the_download_headers_still_shows_the_findings_and_asks(ops, registry):
+    registry.resolves_downloads = True
+    registry.set_version("hello", "1.1.0", scan_verdict="warn")
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["hello@^1.0"])  # no terminal to ask on, no --force
+    assert err.value.code == "install.scan_warn"
+    # The findings come from the version detail; the archive is not downloaded twice.
+    assert registry.requests == [
+        "/api/v1/skills/hello/download",
+        "/api/v1/skills/hello",
+        "/api/v1/skills/hello/versions/1.1.0",
+    ]
+
+
+def test_a_blocked_resolved_download_says_malicious_with_the_findings(ops, registry):
+    registry.resolves_downloads = True
+    registry.set_version("hello", "1.1.0", scan_verdict="malicious")
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["hello@^1.0"])
+    assert err.value.code == "install.malicious"
 
 
 def test_listed_routing_manifest_is_fetched_and_saved(ops, registry, monkeypatch):
