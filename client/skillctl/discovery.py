@@ -127,8 +127,20 @@ def load_installed(scope: str, folder: Path) -> InstalledSkill | None:
     report = load_skill(folder)
     if report.manifest is None:
         return None
-    name = report.manifest.name or folder.name
-    return InstalledSkill(name=name, path=folder, scope=scope, report=report)
+    return InstalledSkill(name=installed_name(report.manifest.name, folder), path=folder, scope=scope, report=report)
+
+
+def installed_name(declared: str, folder: Path) -> str:
+    """The name a skill goes by here: the one SKILL.md declares, or, when that breaks the name
+    rule ("Ahrefs Automation") and the skill sits in the folder of its normalised form (where
+    `skillctl install` puts it), the folder's name, so list, check, route and the lock agree."""
+    from skillctl.format.names import NAME_RE, normalise_name
+
+    if not declared:
+        return folder.name
+    if not NAME_RE.match(declared) and normalise_name(declared) == folder.name:
+        return folder.name
+    return declared
 
 
 def discover(

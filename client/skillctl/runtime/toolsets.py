@@ -19,7 +19,8 @@ no ``*args``/``**kwargs``) becomes the tool ``toolset:<skill>.<method>``, sent t
 Its docstring is the description and its parameters' type hints the JSON schema: ``str``,
 ``int``, ``float``, ``bool``, ``None``, ``list/tuple/set[X]``, ``dict``, ``Literal[...]``, an
 ``Enum`` (called with the member), ``X | None`` and ``Annotated[X, "description"]``; other
-hints accept any JSON value. A call runs synchronously; a ``str`` result is the text, anything
+hints accept any JSON value. A call runs synchronously in the caller's thread, with no timeout (in-process code cannot be
+stopped safely; slow work belongs behind an MCP server, whose calls have one); a ``str`` result is the text, anything
 else goes out as JSON; an exception is a tool error (``toolset.call_failed``). The tool policy
 applies: ``group:toolsets`` (in the ``coding`` and ``full`` profiles), and a loaded skill's
 ``allowed-tools`` keeps its own ``toolset:<skill>.*`` tools.

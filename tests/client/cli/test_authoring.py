@@ -147,8 +147,9 @@ def test_validate_counts_read_in_the_singular_and_plural(tmp_path, capsys):
 def test_pack_defaults_to_name_version_zip_beside_not_inside_the_skill(tmp_path, capsys, monkeypatch):
     folder = make_skill(tmp_path)
     monkeypatch.chdir(folder)
-    code, out, _ = run(capsys, "pack", ".")
+    code, out, err = run(capsys, "pack", ".")
     assert code == 0 and (tmp_path / "demo-1.0.0.zip").is_file() and not list(folder.glob("*.zip"))
+    assert "packed 1 file, " in out + err  # one SKILL.md: "1 file", not "1 files"
     monkeypatch.chdir(tmp_path)
     (tmp_path / "demo-1.0.0.zip").unlink()
     assert run(capsys, "pack", "demo")[0] == 0 and (tmp_path / "demo-1.0.0.zip").is_file()

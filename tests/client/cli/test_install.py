@@ -229,3 +229,20 @@ def test_list_shows_changed_files_and_agent_links_with_short_paths(cli, registry
     registry.publish("hello", "1.2.0")
     update = json.loads(cli("update", "--dry-run", "--json", "--force").stdout)
     assert update["changes"][0]["agents"] == ["claude"]
+
+
+def test_a_skill_installed_under_its_normalised_name_goes_by_it_everywhere(cli):
+    folder = cli.project / "vendor" / "ahrefs"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: Ahrefs Automation\ndescription: Automates Ahrefs backlink reports.\n---\n# Ahrefs\n"
+    )
+    installed = cli("install", "./vendor/ahrefs")
+    assert installed.returncode == 0, installed.stderr
+    assert "installed as ahrefs-automation" in installed.stderr
+    [listed] = json.loads(cli("list", "--json").stdout)["skills"]
+    assert (listed["name"], listed["state"]) == ("ahrefs-automation", "ok")
+    check = cli("check", "ahrefs-automation", "--json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    routed = json.loads(cli("route", "automate ahrefs backlink reports", "--json").stdout)
+    assert [m["name"] for m in routed["skills"]] == ["ahrefs-automation"]

@@ -28,7 +28,7 @@ def skill_from(tmp_path: Path, marker: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("marker", ["fields-example", "fields-example-openclaw"])
+@pytest.mark.parametrize("marker", ["fields-example", "fields-example-openclaw", "fields-example-runtime"])
 def test_documented_examples_validate_without_a_finding(tmp_path, marker):
     report = load_skill(skill_from(tmp_path, marker))
     assert report.valid and [f.code for f in report.findings] == []
@@ -53,3 +53,20 @@ def test_the_openclaw_form_gates_the_same_way(tmp_path):
     m = load_skill(skill_from(tmp_path, "fields-example-openclaw")).manifest
     assert m.requires.bins == ["gh"] and m.requires.env == ["GH_TOKEN"] and m.os == ["linux", "darwin"]
     assert m.install[0].kind == "brew" and m.install[0].package == "gh"
+
+
+def test_the_runtime_example_means_what_the_page_says(tmp_path):
+    m = load_skill(skill_from(tmp_path, "fields-example-runtime")).manifest
+    assert m.allowed_tools == ["load_skill", "read_skill_file"] and m.vars["ISSUES_TOKEN"].secret
+    assert m.mcp is not None and (m.mcp.command, m.mcp.args, m.mcp.env) == (
+        "python3",
+        ["server.py"],
+        {"TOKEN": "${ISSUES_TOKEN}"},
+    )
+    assert (m.mcp.startup_timeout, m.mcp.idle_timeout) == (20, 300)
+    assert m.next_skill == "summary"
+    assert [(c.when, c.skill) for c in m.conditional_next_skills] == [
+        ("the user reports a bug", "fix-bug"),
+        ("the user wants a feature", "plan-feature"),
+    ]
+    assert m.toolsets == ["acme_tools.calc:Calculator"]

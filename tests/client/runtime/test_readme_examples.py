@@ -22,9 +22,34 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset", "agent_loop"])
+@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset", "agent_loop", "mcp_skill"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
+
+
+def readme_block(lang: str, containing: str) -> str:
+    """The README's ``lang`` block that contains ``containing`` (exactly one)."""
+    import re
+
+    [block] = [b for b in re.findall(rf"```{lang}\n(.*?)```", README.read_text("utf-8"), re.S) if containing in b]
+    return block
+
+
+def readme_skill_frontmatter() -> list[str]:
+    import re
+
+    return [b for b in re.findall(r"```yaml\n(.*?)```", README.read_text("utf-8"), re.S) if b.startswith("---\n")]
+
+
+@pytest.mark.parametrize("frontmatter", readme_skill_frontmatter(), ids=lambda b: b.split("\n")[1])
+def test_the_readmes_skill_examples_validate_without_a_finding(tmp_path, frontmatter):
+    from skillctl.format import load_skill
+
+    name = frontmatter.split("\n")[1].removeprefix("name: ")
+    folder = tmp_path / name
+    write_skill(folder, frontmatter + "\nInstructions.\n")
+    report = load_skill(folder)
+    assert report.valid and [f.code for f in report.findings] == []
 
 
 def run_example(name: str, project: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
@@ -119,3 +144,64 @@ def test_agent_loop_example(tmp_path):
         ).stdout.splitlines()
     assert lines == ["Reproduce it on /login.", "intake -> triage -> fix-bug"]
     assert len(llm.requests) == 4 and llm.headers[0]["Authorization"] == "Bearer sk-test"
+
+
+ISSUES_SERVER = """
+import os
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("issues")
+
+
+@app.tool()
+def search(query: str) -> str:
+    \"\"\"Search the team's issues.\"\"\"
+    return f"2 issues match {query!r} (token given: {os.environ.get('TOKEN') == 'not-for-the-model'})"
+
+
+app.run()
+"""
+
+
+def test_mcp_skill_example(tmp_path):
+    pytest.importorskip("mcp")
+    project = tmp_path / "project"
+    frontmatter = readme_block("yaml", "name: issues")  # the README's SKILL.md, as written
+    write_skill(project / ".agents" / "skills" / "issues", frontmatter + "Search before filing.\n")
+    (project / ".agents" / "skills" / "issues" / "server.py").write_text(ISSUES_SERVER)
+    # `command: python3` as written: this interpreter (which has the SDK) first on PATH.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    result = run_example("mcp_skill", project, tmp_path / "home", ISSUES_TOKEN="not-for-the-model", PATH=path)
+    assert result.stdout.splitlines() == [
+        "['mcp__issues__search']",
+        "2 issues match 'crash on start' (token given: True)",
+    ]
+
+
+def test_tool_policy_example_means_what_the_readme_says(tmp_path):
+    from skillctl.config import load_config
+    from skillctl.runtime.policy import ToolPolicy
+
+    home = tmp_path / "home"
+    config_toml(home, readme_block("toml", "[tools]\nprofile"))
+    env = {"SKILLYARD_HOME": str(home)}
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        config = load_config()
+    every = ToolPolicy.from_config(config)
+    allowed = {t: every.allows(t) for t in ("read", "exec", "process", "web_fetch", "mcp:docs.search", "message")}
+    assert allowed == {
+        "read": True,  # coding: group:fs
+        "exec": True,  # coding: group:runtime
+        "process": False,  # denied
+        "web_fetch": True,  # also_allow
+        "mcp:docs.search": True,  # also_allow with a wildcard
+        "message": False,  # not in coding
+    }
+    assert not every.allows("mcp:github.delete_repo") and every.allows("mcp:github.get_issue")
+    bot = ToolPolicy.from_config(config, agent="support-bot")
+    assert bot.profile == "messaging" and bot.allows("message") and bot.allows("load_skill")
+    assert not bot.allows("run_skill") and not bot.allows("exec")
+    assert not bot.allows("process")  # the global deny still holds

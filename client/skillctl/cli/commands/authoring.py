@@ -108,7 +108,7 @@ def pack(app: App, directory: str, output: str | None, as_json: bool) -> int:
         )
     else:
         console.out(f"{result.sha256}  {result.path}")
-        console.success(f"packed {len(result.files)} files, {result.size} bytes")
+        console.success(f"packed {plural(len(result.files), 'file')}, {plural(result.size, 'byte')}")
     return int(ExitCode.OK)
 
 
