@@ -127,9 +127,14 @@ def test_the_format_package_imports_nothing_else_of_the_client() -> None:
     offenders = []
     for path in (ROOT / "client" / "skillctl" / "format").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("skillctl"):
-                module = node.module or ""
-                if not module.startswith("skillctl.format"):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module] if node.module != "skillctl" else [f"skillctl.{a.name}" for a in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.split(".")[0] == "skillctl" and not module.startswith("skillctl.format"):
                     offenders.append(f"{path.name}:{node.lineno}: {module}")
     assert offenders == []
 

@@ -11,8 +11,7 @@ import pytest
 from skillctl.config import Config, load_config
 from skillctl.runtime.management import MANAGEMENT_TOOL, Action, ApprovalRequest
 from skillctl.skillset import SkillSet
-
-from .conftest import config_toml, skillctl_argv, write_skill
+from tests.client.runtime.conftest import config_toml, skillctl_argv, write_skill
 
 NEW_SKILL = (
     "---\nname: weather\ndescription: Forecast the weather for a city.\nversion: 2.1.0\n---\nCall the forecast API.\n"

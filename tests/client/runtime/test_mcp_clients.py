@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from skillctl.skillset import SkillSet
-
-from .conftest import pid_alive, wait_until, write_skill
+from tests.client.runtime.conftest import pid_alive, wait_until, write_skill
 
 pytest.importorskip("mcp")
 

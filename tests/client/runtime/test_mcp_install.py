@@ -10,8 +10,7 @@ import pytest
 
 from skillctl.errors import SkillctlError
 from skillctl.runtime import mcp_config
-
-from .conftest import skillctl_argv
+from tests.client.runtime.conftest import skillctl_argv
 
 EXPECTED = {
     "claude": (".mcp.json", "mcpServers", {"type": "stdio", "command": "skillctl", "args": ["mcp"]}),

@@ -13,8 +13,8 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from ...conftest import docker_daemon_ok, free_port, require_service
-from .conftest import config_toml, skillctl_argv, wait_until, write_skill
+from tests.client.runtime.conftest import config_toml, skillctl_argv, wait_until, write_skill
+from tests.conftest import docker_daemon_ok, free_port, require_service
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402

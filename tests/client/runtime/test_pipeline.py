@@ -11,8 +11,7 @@ from skillctl.config import Config
 from skillctl.reporting import Reporter
 from skillctl.runtime.pipeline import MAX_DEPTH, TRANSITION_TOOL, TransitionKind
 from skillctl.skillset import SkillSet
-
-from .conftest import write_skill
+from tests.client.runtime.conftest import write_skill
 
 MISSING_BIN = "skillyard-test-no-such-binary"
 

@@ -10,8 +10,7 @@ from skillctl.config import Config
 from skillctl.errors import SkillctlError
 from skillctl.runtime.policy import ToolPolicy, normalise
 from skillctl.skillset import SkillSet
-
-from .conftest import write_skill
+from tests.client.runtime.conftest import write_skill
 
 
 def policy(tools: dict | None = None, *, agent: str | None = None, agents: dict | None = None) -> ToolPolicy:

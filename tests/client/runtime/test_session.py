@@ -8,8 +8,7 @@ import sys
 
 from skillctl.runtime.session import WIRE_NAME_MAX, wire_name
 from skillctl.skillset import SkillSet
-
-from .conftest import write_skill
+from tests.client.runtime.conftest import write_skill
 
 PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept
 

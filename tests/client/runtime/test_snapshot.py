@@ -10,8 +10,7 @@ import pytest
 
 from skillctl.runtime.snapshot import SkillRecord
 from skillctl.skillset import SkillSet
-
-from .conftest import write_skill
+from tests.client.runtime.conftest import write_skill
 
 
 def skill_md(name: str, description: str, body: str, version: str = "1.0.0") -> str:

@@ -16,8 +16,7 @@ from skillctl.errors import SkillctlError
 from skillctl.reporting import Reporter
 from skillctl.runtime.toolsets import json_schema
 from skillctl.skillset import SkillSet
-
-from .conftest import write_skill
+from tests.client.runtime.conftest import write_skill
 
 CALC_PY = '''
 import enum

@@ -11,8 +11,7 @@ import pytest
 
 from skillctl.errors import SkillctlError
 from skillctl.skillset import SkillSet
-
-from .conftest import wait_until, write_skill
+from tests.client.runtime.conftest import wait_until, write_skill
 
 SEEN_WITHIN_S = 1.0  # issue 19: the next route sees a change on disk within a second
 
