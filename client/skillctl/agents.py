@@ -73,6 +73,7 @@ AGENTS: dict[str, Agent] = {
     )
 }
 CHOICES = (*AGENTS, "auto", "all")
+SHARED_DIR = ".agents/skills"  # where skillctl installs; several agents read it themselves
 
 
 def expand(names: list[str] | tuple[str, ...], *, scope: str = "project", base: Path | None = None) -> list[str]:
@@ -99,7 +100,11 @@ def present(agent: str, *, base: Path | None = None) -> bool:
 
 
 def _folder_exists(agent: str, scope: str, base: Path | None) -> bool:
-    return base is not None and agent_folder(agent, scope=scope, base=base).is_dir()
+    """The agent's own skills folder is there (the shared .agents/skills says nothing of who reads it)."""
+    if base is None:
+        return False
+    folder = agent_folder(agent, scope=scope, base=base)
+    return folder != base / SHARED_DIR and folder.is_dir()
 
 
 def agent_folder(agent: str, *, scope: str, base: Path) -> Path:

@@ -148,6 +148,7 @@ def test_timeout_is_network_error():
     with pytest.raises(NetworkError) as info:
         client(handler).me()
     assert info.value.code == "network.timeout"
+    assert "timed out" in info.value.message and "http" in info.value.message  # the URL, in words
 
 
 def test_non_json_answer_is_network_error():

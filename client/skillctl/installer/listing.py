@@ -37,6 +37,18 @@ def list_installed(
     rows = [
         _row(s, locks.get(s.scope, {}).get(s.name), wanted.get(s.scope, {}).get(s.name), config, names) for s in skills
     ]
+    # A locked skill discovery cannot read (its SKILL.md edited into nonsense, or deleted) is
+    # still installed: listed with its files' state, never left out.
+    listed = {(s.scope, s.name) for s in skills}
+    scopes = [("user", Scope.user())] if only_user else [("project", project_scope)]
+    if include_user and not only_user:
+        scopes.append(("user", Scope.user()))
+    for scope_name, scope in scopes:
+        for name, locked in sorted(locks[scope_name].items()):
+            if (scope_name, name) not in listed:
+                rows.append(
+                    _unreadable_row(name, scope_name, scope.skills_dir / name, locked, wanted[scope_name].get(name))
+                )
     collisions = [
         {"name": c.name, "used": str(c.used), "shadowed": [str(p) for p in c.shadowed]} for c in found.collisions
     ]
@@ -59,6 +71,30 @@ def _row(skill, locked: Locked | None, wanted: Wanted | None, config: Any, insta
         "changes": [{"status": status, "path": path} for status, path in changes],
         "agents": list(wanted.agents) if wanted else [],
         "gating": _gating(manifest, skill.path, config, installed),
+    }
+
+
+def _unreadable_row(name: str, scope: str, folder: Path, locked: Locked, wanted: Wanted | None) -> dict:
+    from skillctl.installer.verification import local_changes
+
+    present = (folder / "SKILL.md").is_file()
+    changes = local_changes(folder, locked.files) if folder.is_dir() else []
+    reason = "its SKILL.md does not parse" if present else "its folder or SKILL.md is missing"
+    return {
+        "name": name,
+        "scope": scope,
+        "version": locked.version or None,
+        "source": describe_locked(locked),
+        "path": str(folder),
+        "state": "changed" if folder.is_dir() else "missing",
+        "changes": [{"status": status, "path": path} for status, path in changes],
+        "agents": list(wanted.agents) if wanted else [],
+        "gating": {
+            "ok": False,
+            "failures": [
+                {"gate": "skill_md", "reason": reason, "fix": f"`skillctl install --force {name}` installs it again"}
+            ],
+        },
     }
 
 

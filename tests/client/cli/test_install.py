@@ -246,3 +246,49 @@ def test_a_skill_installed_under_its_normalised_name_goes_by_it_everywhere(cli):
     assert check.returncode == 0, check.stdout + check.stderr
     routed = json.loads(cli("route", "automate ahrefs backlink reports", "--json").stdout)
     assert [m["name"] for m in routed["skills"]] == ["ahrefs-automation"]
+
+
+def _local_skill(root, name: str, extra: str = ""):
+    folder = root / "vendor" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: The {name} skill, for {name} work.\n{extra}---\nDo {name}.\n"
+    )
+    return f"./vendor/{name}"
+
+
+def test_agent_auto_and_all_link_only_where_agents_are_and_uninstall_tidies_up(cli, tmp_path):
+    home = tmp_path / "fake-home"
+    (home / ".gemini").mkdir(parents=True)  # gemini is used on this machine
+    (cli.project / ".cursor" / "rules").mkdir(parents=True)  # cursor is used in this project
+    source = _local_skill(cli.project, "alpha")
+    auto = cli("install", source, "--agent", "auto", "--json", HOME=str(home))
+    assert auto.returncode == 0, auto.stderr
+    assert json.loads(auto.stdout)["changes"][0]["agents"] == ["cursor", "gemini"]
+    assert (cli.project / ".cursor/skills/alpha/SKILL.md").is_file()
+    assert (cli.project / ".gemini/skills/alpha/SKILL.md").is_file()
+    assert not (cli.project / ".claude").exists() and not (cli.project / ".windsurf").exists()
+
+    every = cli("install", _local_skill(cli.project, "beta"), "--agent", "all", "--json", HOME=str(home))
+    assert json.loads(every.stdout)["changes"][0]["agents"] == ["cursor", "gemini"]  # none invented
+
+    assert cli("uninstall", "alpha", "beta", HOME=str(home)).returncode == 0
+    assert not (cli.project / ".gemini").exists()  # made by the install, left empty: removed
+    assert (cli.project / ".cursor/rules").is_dir() and not (cli.project / ".cursor/skills").exists()
+
+
+def test_install_all_of_a_folder_of_several_skills(cli):
+    _local_skill(cli.project, "alpha")
+    _local_skill(cli.project, "beta")
+    asked = cli("install", "./vendor")
+    assert asked.returncode == 2 and "--all" in asked.stderr and "alpha, beta" in asked.stderr
+    done = cli("install", "./vendor", "--all", "--json")
+    assert done.returncode == 0, done.stderr
+    assert sorted(c["name"] for c in json.loads(done.stdout)["changes"]) == ["alpha", "beta"]
+
+
+def test_install_warns_when_a_skill_cannot_work_here(cli):
+    source = _local_skill(cli.project, "needs-tool", "requires:\n  bins:\n    - no-such-binary-here\n")
+    done = cli("install", source)
+    assert done.returncode == 0, done.stderr
+    assert "no-such-binary-here" in done.stderr and "needs-tool" in done.stderr

@@ -85,3 +85,6 @@ def test_every_command_has_json_and_help() -> None:
         if not any("--json" in p.opts for p in command.params)
     ]
     assert missing == []
+    # ... and help that says what the command does (its docstring's first line at least).
+    undocumented = [name for name, command in _all_commands(cli_main.cli, ctx) if not (command.help or "").strip()]
+    assert undocumented == []

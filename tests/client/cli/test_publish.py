@@ -219,3 +219,10 @@ def test_unreachable_registry_exits_3(capsys, skill, monkeypatch):
     monkeypatch.setattr(RegistryClient, "default_transport", httpx.MockTransport(handler))
     code, _, err = run(capsys, "publish", str(skill))
     assert code == 3 and "hint:" in err
+
+
+def test_an_unchanged_init_skeleton_is_refused_before_any_upload(capsys, fake, tmp_path):
+    assert run(capsys, "init", "fresh", "--path", str(tmp_path))[0] == 0
+    code, _, err = run(capsys, "publish", str(tmp_path / "fresh"))
+    assert code == 1 and "description.placeholder" in err
+    assert fake.uploads == []

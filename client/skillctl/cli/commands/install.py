@@ -42,10 +42,11 @@ def _print_changes(changes, as_json: bool) -> None:
         return
     for c in changes:
         agents = f" (linked for {', '.join(c.agents)})" if c.agents else ""
+        label = f"{c.name} {c.new}".rstrip()  # folder and git sources may have no version
         if c.action in ("installed", "would-install"):
             verb = "installed" if c.action == "installed" else "would install"
             where = f" into {_shown(c.path)}" if c.path else ""
-            console.success(f"{verb} {c.name} {c.new} from {c.source}{where}{agents}".replace("  ", " "))
+            console.success(f"{verb} {label} from {c.source}{where}{agents}")
         elif c.action in ("updated", "would-update"):
             prefix = "" if c.action == "updated" else "would update "
             console.success(f"{prefix}{c.name} {c.old or '?'} → {c.new or '?'}{agents}")
@@ -53,11 +54,11 @@ def _print_changes(changes, as_json: bool) -> None:
             prefix = "" if c.action == "replaced-yanked" else "would move "
             console.success(f"{prefix}{c.name} {c.old} (yanked) → {c.new}: the newest non-yanked version in its range")
         elif c.action == "restored":
-            console.success(f"restored {c.name} {c.new} from {c.source} into {_shown(c.path)}")
+            console.success(f"restored {label} from {c.source} into {_shown(c.path)}")
         elif c.action == "removed":
             console.success(f"removed {c.name} {c.old}".rstrip())
         else:
-            console.info(f"{c.name} {c.new} is up to date".replace("  ", " "))
+            console.info(f"{label} is up to date")
 
 
 def _shown(path: str) -> str:
@@ -309,7 +310,7 @@ def list_(app: App, all_: bool, global_: bool, as_json: bool) -> int:
     if not rows:
         console.info("No skills installed here. Add one with `skillctl install NAME`.")
     console.table(["name", "version", "scope", "files", "agents", "source", "here"], rows)
-    if any(s["state"] == "changed" for s in data["skills"]):
+    if any(s["state"] in ("changed", "missing") for s in data["skills"]):
         console.info("`skillctl verify` names the changed files.")
     for c in data["collisions"]:
         console.warn(f"{c['name']}: {c['used']} shadows {', '.join(c['shadowed'])}")
