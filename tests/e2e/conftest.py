@@ -79,6 +79,9 @@ def _manage(args: list[str], env: dict[str, str]) -> str:
 def _server_command(server: str, port: int) -> list[str]:
     if server == "runserver":
         return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    if server == "uvicorn":  # what `make run` serves (scripts/run.sh)
+        uvicorn = str(Path(sys.executable).with_name("uvicorn"))
+        return [uvicorn, "skillyard.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--no-proxy-headers"]
     # gunicorn's sync workers close each connection; runserver keeps it alive and then stalls
     # ~40 ms per request on loopback (Nagle against delayed ACK), which swamps timings.
     return [
@@ -96,7 +99,8 @@ def start_registry(
 ) -> LiveRegistry:
     """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port.
 
-    ``server`` is ``runserver`` (the tests) or ``gunicorn`` (bench/install.py).
+    ``server`` is ``runserver`` (the tests), ``gunicorn`` (bench/install.py) or ``uvicorn``
+    (what `make run` serves; bench/publish.py).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {
