@@ -224,3 +224,22 @@ def test_downloads_stream_instead_of_loading_the_archive_into_memory(server, tmp
     # Read whole, four downloads took ~140 MiB more; streamed, what grows is buffers (~35 MiB).
     assert grown_mib < 48, f"peak memory grew {grown_mib:.0f} MiB for four 24 MiB downloads"
     assert "must consume synchronous iterators" not in server.log.read_text()
+
+
+def test_make_run_prints_the_catalog_url_and_a_working_demo_sign_in(server):
+    printed = server.log.read_text()
+    catalog = re.search(r"Skillyard catalog: (\S+)", printed)
+    assert catalog and catalog.group(1) == f"{server.url}/"
+    signin = re.search(r"Sign in as: (\S+) / (\S+)", printed)
+    assert signin, printed
+    with httpx.Client(base_url=server.url) as browser:
+        assert browser.get("/").status_code == 200  # the catalog, not a 404
+        form = browser.get("/accounts/login/")
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+        signed_in = browser.post(
+            "/accounts/login/",
+            data={"username": signin.group(1), "password": signin.group(2), "csrfmiddlewaretoken": csrf},
+            headers={"Referer": f"{server.url}/accounts/login/"},
+        )
+        assert signed_in.status_code == 302, signed_in.text[:500]
+        assert browser.get("/publish").status_code == 200  # only for someone signed in
