@@ -24,7 +24,7 @@ from skillctl.installer.records import (
     declared_version,
     same_origin,
 )
-from skillctl.installer.resolution import RegistryResolver
+from skillctl.installer.resolution import WARM_WORKERS, RegistryResolver
 from skillctl.installer.state import ScopeState
 from skillctl.installer.verification import Verifier, local_changes
 from skillctl.reporting import Reporter
@@ -104,18 +104,12 @@ class Operations:
             else:
                 parsed.append(source)
         with self.session():
-            self.preparer.warm(
-                [
-                    (self._effective(s), None)
-                    for s in parsed
-                    if s.kind is SourceKind.REGISTRY and not self._is_current(self._effective(s))
-                ]
-            )
-            # Every skill is resolved, fetched and verified before the first is placed: a name
-            # that does not resolve, a download that fails or a sha256 that does not match
-            # leaves everything as it was (like pip and npm), not half of the list installed.
-            placements = [self._plan_one(source, links) for source in parsed]
-            changes = [place() for place in placements]
+            # Every skill is resolved, fetched, extracted and validated before the first is
+            # placed: a name that does not resolve, a failed download, a sha256 that does not
+            # match or an invalid archive leaves everything as it was (like pip and npm), not
+            # half of the list installed.
+            plans = self._plan_all(parsed, links)
+            changes = [place() for place in plans]
         self._warn_gates(changes)
         return changes
 
@@ -164,12 +158,43 @@ class Operations:
     def _install_one(self, source: Source, agents: list[str]) -> Change:
         return self._plan_one(source, agents)()
 
-    def _plan_one(self, source: Source, agents: list[str]) -> Callable[[], Change]:
-        """Check and fetch one skill now; the returned call places it."""
+    def _plan_all(self, sources: list[Source], agents: list[str]) -> list[Callable[[], Change]]:
+        """Check, fetch, extract and validate every skill, in order, before any is placed.
+
+        Registry skills are planned concurrently: their downloads overlap each other and the
+        extraction of those already downloaded (a cold install of many skills waits on the
+        registry and then on the CPU). Staged folders of a failed run are deleted."""
+        plans: list[Callable[[], Change] | None] = [None] * len(sources)
+        remote = [i for i, s in enumerate(sources) if s.kind is SourceKind.REGISTRY]
+        try:
+            if len(remote) < 2:
+                return [self._plan_one(source, agents) for source in sources]
+            from concurrent.futures import ThreadPoolExecutor
+
+            reporter = self.preparer.reporter
+            with (
+                reporter.progress(f"downloading {len(remote)} skills", len(remote), unit="items") as advance,
+                reporter.quiet_progress(),
+                ThreadPoolExecutor(max_workers=WARM_WORKERS) as pool,
+            ):
+                futures = {i: pool.submit(self._plan_one, sources[i], agents, prefetch=True) for i in remote}
+                for future in futures.values():
+                    future.add_done_callback(lambda _: advance(1))
+                for i, source in enumerate(sources):
+                    plans[i] = futures[i].result() if i in futures else self._plan_one(source, agents)
+            return [plan for plan in plans if plan is not None]
+        except BaseException:
+            self.placer.discard_staging()  # every thread has ended: nothing is placed yet
+            raise
+
+    def _plan_one(self, source: Source, agents: list[str], *, prefetch: bool = False) -> Callable[[], Change]:
+        """Check, fetch and stage one skill now; the returned call swaps it in. With
+        ``prefetch``, the version detail (a routing manifest) is fetched now too."""
         if source.kind is not SourceKind.REGISTRY:
             fetched = self.preparer.fetch(source)
             record = source.record(self.scope.base)
-            return lambda: self.placer.place(fetched, wanted_source=record, agents=agents)
+            staged = self.placer.stage(fetched)
+            return lambda: self.placer.place(fetched, wanted_source=record, agents=agents, staged=staged)
         self._refuse_registry_switch(source)
         source = self._effective(source)
         locked = self.locked.get(source.name)
@@ -178,9 +203,17 @@ class Operations:
         if locked and not self.force:
             self.verifier.refuse_local_changes(source.name, locked)
         fetched = self.preparer.fetch(source)
+        if prefetch and fetched.detail is not None:
+            self.preparer.prefetch_detail(fetched)
         record = {"registry": fetched.registry_name, "version": source.spec or f"^{fetched.version}"}
+        staged = self.placer.stage(fetched, expect_name=source.name)
         return lambda: self.placer.place(
-            fetched, wanted_source=record, agents=agents, expect_name=source.name, replace=locked is not None
+            fetched,
+            wanted_source=record,
+            agents=agents,
+            expect_name=source.name,
+            replace=locked is not None,
+            staged=staged,
         )
 
     def _refuse_registry_switch(self, source: Source) -> None:

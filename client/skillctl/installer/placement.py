@@ -27,6 +27,7 @@ import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from skillctl import agents as agent_links
@@ -50,6 +51,20 @@ from skillctl.installer.verification import local_changes
 from skillctl.reporting import Reporter
 
 LOCK_WAIT_NOTICE_SECONDS = 0.2  # after this, tell the user we are waiting for another run
+
+
+@dataclass(frozen=True)
+class Staged:
+    """An archive extracted and validated in the work folder, not yet in place."""
+
+    fetched: Fetched
+    staging: Path  # the folder to delete when it is not placed
+    root: Path  # the skill's folder inside it
+    name: str  # the folder name it goes by here
+    declared: str  # the name SKILL.md declares
+
+    def discard(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
 
 
 class Placer:
@@ -127,6 +142,23 @@ class Placer:
 
     # --- placing ------------------------------------------------------------------------
 
+    def discard_staging(self) -> None:
+        """Delete every staged folder of this run (the file lock is held: they are all ours)."""
+        for leftover in self.scope.work_dir.glob("new-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def stage(self, fetched: Fetched, *, expect_name: str = "") -> Staged:
+        """Extract and validate one archive into a staging folder of the work folder, ready to
+        swap in. Touches nothing the agents read; safe to run for several skills at once."""
+        staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
+        root = self._extract(fetched.archive, staging)
+        try:
+            name, declared = self._validate(root, expect_name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return Staged(fetched, staging, root, name, declared)
+
     def place(
         self,
         fetched: Fetched,
@@ -135,13 +167,14 @@ class Placer:
         agents: list[str],
         expect_name: str = "",
         replace: bool = False,
+        staged: Staged | None = None,
     ) -> Change:
-        """Extract, validate and swap one skill into place, then record it."""
+        """Swap one skill into place (extracted and validated first, unless ``staged`` is),
+        then record it."""
         from skillctl.format import folder_files
 
-        staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
-        root = self._extract(fetched.archive, staging)
-        name, declared = self._validate(root, expect_name)
+        staged = staged or self.stage(fetched, expect_name=expect_name)
+        staging, root, name, declared = staged.staging, staged.root, staged.name, staged.declared
         previous = self.state.locked.get(name)
         if not replace:
             self._check_collision(name, fetched.source, wanted_source)

@@ -29,3 +29,8 @@ class Preparer:
 
     def warm(self, jobs: list[tuple[Source, Locked | None]]) -> None:
         self.resolver.warm(jobs)
+
+    def prefetch_detail(self, fetched: Fetched) -> None:
+        """Fetch a registry version's detail (its routing manifest) now, where it overlaps other
+        work; placing reads the kept answer. A failure is left for placing to report."""
+        self.resolver.prefetch_detail(fetched)

@@ -268,11 +268,17 @@ class RegistryResolver:
 
     def _warm_one(self, source: Source, locked: Locked | None) -> None:
         try:
-            fetched = self.fetch(source, locked)
-            if fetched.detail is not None and _routing_wanted():
-                fetched.detail()
+            self.prefetch_detail(self.fetch(source, locked))
         except SkillctlError:
             pass
+
+    def prefetch_detail(self, fetched: Fetched) -> None:
+        """The version detail (kept for the run), when routing could use its manifest."""
+        if fetched.detail is not None and _routing_wanted():
+            try:
+                fetched.detail()
+            except SkillctlError:
+                pass  # placing asks again and reports it
 
 
 def _routing_wanted() -> bool:

@@ -438,3 +438,26 @@ def test_outdated_shows_current_wanted_and_latest(ops, registry, env):
         "range": "^1.0",
         "outdated": True,
     }
+
+
+@pytest.mark.parametrize("resolves_downloads", [False, True])
+def test_an_invalid_archive_among_many_places_none_and_leaves_no_staging(ops, registry, env, resolves_downloads):
+    import hashlib
+    import io
+    import zipfile
+
+    registry.resolves_downloads = resolves_downloads
+    for name in ("alpha", "beta", "gamma"):
+        registry.publish(name, "1.0.0")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("broken/SKILL.md", "---\nname: broken\n---\nNo description.\n")
+    data = buffer.getvalue()
+    registry.publish("broken", "1.0.0")
+    registry.set_version("broken", "1.0.0", data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    with pytest.raises(SkillctlError) as err:
+        ops.install(["alpha", "hello", "broken", "beta", "gamma"])  # fetched and staged concurrently
+    assert err.value.code == "install.invalid_skill"
+    assert not (env / ".agents" / "skills").exists() or not any((env / ".agents" / "skills").iterdir())
+    assert not list((env / ".agents" / ".skillyard-tmp").glob("new-*"))
+    assert not (env / "skills.lock").exists()
