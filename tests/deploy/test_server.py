@@ -224,3 +224,40 @@ def test_downloads_stream_instead_of_loading_the_archive_into_memory(server, tmp
     # Read whole, four downloads took ~140 MiB more; streamed, what grows is buffers (~35 MiB).
     assert grown_mib < 48, f"peak memory grew {grown_mib:.0f} MiB for four 24 MiB downloads"
     assert "must consume synchronous iterators" not in server.log.read_text()
+
+
+@pytest.fixture
+def run_script(tmp_path):
+    """scripts/run.sh in a copy of the tree whose .venv/bin/python only records its arguments
+    and fails: the script stops at its first `manage.py` call, so no server ever starts."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    (tree / "scripts" / "run.sh").write_text((ROOT / "scripts" / "run.sh").read_text())
+    fake = tree / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {tree / "calls"}\nexit 3\n')
+    fake.chmod(0o755)
+
+    def run(**env: str) -> tuple[subprocess.CompletedProcess, str]:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("SKILLYARD_")}
+        result = subprocess.run(
+            ["bash", str(tree / "scripts" / "run.sh")], env={**environ, **env}, capture_output=True, text=True
+        )
+        calls = tree / "calls"
+        return result, calls.read_text() if calls.exists() else ""
+
+    return run
+
+
+def test_more_than_one_web_process_without_a_shared_cache_is_refused(run_script):
+    result, calls = run_script(SKILLYARD_WEB_WORKERS="2")
+    assert result.returncode == 2 and "SKILLYARD_CACHE_URL" in result.stderr
+    assert calls == ""  # refused before anything ran
+
+
+@pytest.mark.parametrize(
+    "env", [{}, {"SKILLYARD_WEB_WORKERS": "1"}, {"SKILLYARD_WEB_WORKERS": "2", "SKILLYARD_CACHE_URL": "redis://r/1"}]
+)
+def test_one_process_or_a_shared_cache_goes_on_to_start(run_script, env):
+    result, calls = run_script(**env)
+    assert result.returncode == 3 and calls.startswith("manage.py migrate")  # the fake python's exit

@@ -53,14 +53,18 @@ def test_bad_tokens_are_throttled_per_address(settings, db):
     assert statuses[:3] == [401] * 3 and set(statuses[3:]) == {429}
 
 
-@pytest.mark.parametrize("path", ["/admin/login/"])
+@pytest.mark.parametrize("path", ["/admin/login/", "/accounts/login/"])
 def test_password_guessing_is_stopped_even_for_the_right_password(path, settings, db):
     settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
-    user = services.user_create(username="carol")
-    user.set_password("correct horse battery")
-    user.is_staff = True
-    user.save()
+    for username in ("carol", "dave"):
+        user = services.user_create(username=username)
+        user.set_password("correct horse battery")
+        user.is_staff = True
+        user.save()
     browser = Client()
+    signed_in = Client()  # the form signs people in at all: a refusal below is the throttle's
+    assert signed_in.post(path, {"username": "dave", "password": "correct horse battery"}).status_code == 302
+    assert "_auth_user_id" in signed_in.session
     for _ in range(3):
         browser.post(path, {"username": "carol", "password": "wrong"})
     response = browser.post(path, {"username": "carol", "password": "correct horse battery"})
