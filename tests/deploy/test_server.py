@@ -167,6 +167,23 @@ def test_two_registries_on_one_host_leave_each_other_alone(tmp_path):
         stop(first.process)
 
 
+def test_publishes_that_succeed_or_are_refused_leave_no_temp_files(server, tmp_path):
+    from tests.registry.test_storage import big_zip
+
+    data_dir = tmp_path / "registry"
+    for valid, status in ((True, 201), (False, 422)):
+        response = httpx.post(
+            f"{server.url}/api/v1/skills/spooled/versions",
+            headers={"Authorization": f"Bearer {server.token}"},
+            files={"archive": ("spooled.zip", big_zip("spooled", valid=valid), "application/zip")},
+            timeout=60,
+        )
+        assert response.status_code == status, response.text[:300]
+    assert list((data_dir / "uploads").iterdir()) == []
+    assert not list((data_dir / "archives").rglob("*.part"))
+    assert list((data_dir / "archives").rglob("*.zip"))  # the accepted one is there
+
+
 def _uvicorn_pid(group: int) -> int:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
