@@ -109,3 +109,23 @@ def test_failed_sign_ins_count_across_processes_sharing_the_redis_cache(tmp_path
             assert ("blocked None" in last.stdout) is (not cache), last.stdout
     finally:
         redis.Redis.from_url(cache_url).flushdb()
+
+
+@pytest.mark.parametrize(
+    "header, expected", [("X-Forwarded-Proto", "('HTTP_X_FORWARDED_PROTO', 'https')"), ("", "None")]
+)
+def test_the_proxy_ssl_header_is_set_only_when_configured(tmp_path, header, expected):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50), "SKILLYARD_PROXY_SSL_HEADER": header}
+    show = "from django.conf import settings as s; print(s.SECURE_PROXY_SSL_HEADER)"
+    result = manage("shell", "-c", show, env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_a_request_the_proxy_marks_https_is_secure_and_not_redirected(settings, client, db):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    plain = client.get("/api/v1/skills")
+    assert plain.status_code == 301 and plain["Location"].startswith("https://")
+    assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="https").status_code == 200
+    assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="http").status_code == 301

@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from registry import services
+from registry.access import Actor
 from registry.models import SkillVersion, VersionCheck
 from tests.registry.conftest import Api, make_zip
 from worker.tasks import run_check_now
@@ -52,6 +53,14 @@ def test_checks_fill_the_version_detail_contract(alice_api):
     assert listed["versions"][0]["has_routing_manifest"] is True
 
 
+def test_the_skill_list_shows_each_skills_latest_verdict_and_test_result(alice_api):
+    publish_and_check(alice_api, "clean-skill", SAFE)
+    publish_and_check(alice_api, "piper", WARNED, checks=("scan",))
+    entries = {s["name"]: s for s in Api().get("/api/v1/skills").json()["results"]}
+    assert (entries["clean-skill"]["scan_verdict"], entries["clean-skill"]["test_result"]) == ("pass", "none")
+    assert entries["piper"]["scan_verdict"] in ("warn", "review") and not entries["piper"]["test_result"]
+
+
 def test_running_a_done_check_again_does_nothing(alice_api):
     publish_and_check(alice_api, "twice", SAFE, checks=("scan",))
     version = SkillVersion.objects.get(skill__name="twice")
@@ -70,6 +79,21 @@ def test_a_malicious_version_downloads_only_for_members(alice_api, bob_api):
     assert alice_api.get("/api/v1/skills/wiper/download").status_code == 200  # the owner may inspect it
     names = [s["name"] for s in Api().get("/.well-known/agent-skills/index.json").json()["skills"]]
     assert "wiper" not in names
+
+
+def test_a_member_of_the_owning_org_downloads_a_malicious_version_a_non_member_does_not(
+    alice, alice_api, bob, bob_api, make_user, token_for
+):
+    org = services.org_create(actor=Actor(alice), name="acme")
+    services.org_member_set(actor=Actor(alice), org=org, username="bob", role="reader")
+    assert alice_api.publish("org-wiper", make_zip("org-wiper", files=MALICIOUS), owner="acme").status_code == 201
+    version = SkillVersion.objects.get(skill__name="org-wiper")
+    assert run_check_now(version.id, "scan") == "done" and version.skill.owner.name == "acme"
+    carol_api = Api(token_for(make_user("carol"), "read"))
+    for path in ("/api/v1/skills/org-wiper/download", "/api/v1/skills/org-wiper/versions/1.0.0/download"):
+        assert bob_api.get(path).status_code == 200  # a reader of acme, not the publisher
+        refused = carol_api.get(path)
+        assert refused.status_code == 403 and refused.json()["code"] == "scan.blocked"
 
 
 def test_a_warn_version_still_downloads_with_its_findings_on_the_version(alice_api):

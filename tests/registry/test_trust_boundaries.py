@@ -47,6 +47,18 @@ def test_a_download_counts_once_per_client_however_often_and_whatever_it_claims(
     assert SkillVersion.objects.get(skill__name="pdf-tools").downloads == 2  # one address, one user
 
 
+def test_the_same_client_counts_again_once_the_hour_has_passed(alice_api, settings, monkeypatch, db):
+    import time
+
+    assert settings.SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS == 3600  # the default: once an hour
+    assert alice_api.publish("pdf-tools", make_zip("pdf-tools")).status_code == 201
+    real_time = time.time
+    for offset in (0, 60, 3500, 3601, 3660):  # the cache's clock: the window is its expiry
+        monkeypatch.setattr(time, "time", lambda offset=offset: real_time() + offset)
+        assert get("/api/v1/skills/pdf-tools/download").status_code == 200
+    assert SkillVersion.objects.get(skill__name="pdf-tools").downloads == 2  # at 0 and at 3601
+
+
 def test_bad_tokens_are_throttled_per_address(settings, db):
     settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
     statuses = [Api("sky_wrong_" + str(i)).get("/api/v1/me").status_code for i in range(5)]
