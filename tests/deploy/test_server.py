@@ -245,18 +245,21 @@ def test_downloads_stream_instead_of_loading_the_archive_into_memory(server, tmp
 
 @pytest.fixture
 def run_script(tmp_path):
-    """scripts/run.sh in a copy of the tree whose .venv/bin/python only records its arguments
-    and fails: the script stops at its first `manage.py` call, so no server ever starts."""
+    """scripts/run.sh in a copy of the tree whose .venv/bin programs only record their arguments
+    (one line each in ``calls``): python fails when ``FAKE_PYTHON_EXIT`` says so (the script
+    then stops at its first `manage.py` call), celery and uvicorn end at once. No server starts."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
     (tree / "scripts" / "run.sh").write_text((ROOT / "scripts" / "run.sh").read_text())
-    fake = tree / ".venv" / "bin" / "python"
-    fake.parent.mkdir(parents=True)
-    fake.write_text(f'#!/bin/sh\necho "$@" >> {tree / "calls"}\nexit 3\n')
-    fake.chmod(0o755)
+    (tree / ".venv" / "bin").mkdir(parents=True)
+    for program in ("python", "celery", "uvicorn"):
+        fake = tree / ".venv" / "bin" / program
+        fake.write_text(f'#!/bin/sh\necho "{program} $@" >> {tree / "calls"}\nexit ${{FAKE_PYTHON_EXIT:-0}}\n')
+        fake.chmod(0o755)
 
     def run(**env: str) -> tuple[subprocess.CompletedProcess, str]:
         environ = {k: v for k, v in os.environ.items() if not k.startswith("SKILLYARD_")}
+        (tree / "calls").unlink(missing_ok=True)
         result = subprocess.run(
             ["bash", str(tree / "scripts" / "run.sh")], env={**environ, **env}, capture_output=True, text=True
         )
@@ -276,5 +279,15 @@ def test_more_than_one_web_process_without_a_shared_cache_is_refused(run_script)
     "env", [{}, {"SKILLYARD_WEB_WORKERS": "1"}, {"SKILLYARD_WEB_WORKERS": "2", "SKILLYARD_CACHE_URL": "redis://r/1"}]
 )
 def test_one_process_or_a_shared_cache_goes_on_to_start(run_script, env):
-    result, calls = run_script(**env)
-    assert result.returncode == 3 and calls.startswith("manage.py migrate")  # the fake python's exit
+    result, calls = run_script(FAKE_PYTHON_EXIT="3", **env)
+    assert result.returncode == 3 and calls.startswith("python manage.py migrate")  # the fake python's exit
+
+
+def test_with_a_broker_make_run_starts_a_worker_with_the_beat_sweep(run_script, tmp_path):
+    data = tmp_path / "data"
+    _, calls = run_script(SKILLYARD_BROKER_URL="redis://r/0", SKILLYARD_DATA_DIR=str(data))
+    [worker] = [line for line in calls.splitlines() if line.startswith("celery ")]
+    assert " worker " in worker and " -B " in f"{worker} "  # checks a dead worker left running come back
+    assert f"--schedule {data}/celerybeat-schedule" in worker  # per registry, not the shared cwd
+    _, calls = run_script(SKILLYARD_DATA_DIR=str(data))
+    assert "celery " not in calls  # no broker: the web process runs the checks itself
