@@ -31,7 +31,10 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
 
 if [ -n "${SKILLYARD_BROKER_URL:-}" ]; then
-  .venv/bin/celery -A worker worker --loglevel INFO --concurrency 2 &
+  # -B: the beat schedule too (the sweep that re-queues checks a dead worker left running), its
+  # state file in this registry's data folder so two registries on one host keep their own.
+  .venv/bin/celery -A worker worker -B --schedule "${SKILLYARD_DATA_DIR:-.data}/celerybeat-schedule" \
+    --loglevel INFO --concurrency 2 &
   pids+=($!)
 fi
 

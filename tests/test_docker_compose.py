@@ -68,3 +68,13 @@ def test_no_default_secret_and_no_wildcard_host() -> None:
     assert "*" not in env["SKILLYARD_ALLOWED_HOSTS"]
     subnet = COMPOSE["networks"]["default"]["ipam"]["config"][0]["subnet"]
     assert env["SKILLYARD_TRUSTED_PROXIES"] == subnet
+
+
+def test_web_and_worker_share_throttle_counters_in_redis() -> None:
+    # The image serves several uvicorn processes: a counter kept in one process's memory would
+    # let each of them allow the full number of failed sign-ins.
+    assert "--workers ${SKILLYARD_WEB_WORKERS:-4}" in (ROOT / "Dockerfile").read_text()
+    for name in ("web", "worker"):
+        env = SERVICES[name]["environment"]
+        assert env["SKILLYARD_CACHE_URL"].startswith("redis://redis:6379/")
+        assert env["SKILLYARD_CACHE_URL"] != env["SKILLYARD_BROKER_URL"]  # its own database

@@ -18,6 +18,10 @@ from worker.celery import app
 logger = logging.getLogger(__name__)
 # The tests check runs up to 5 minutes in its sandbox; the rest is download and bookkeeping.
 CHECK_TIME_LIMIT = 420
+# A check still `running` this long after it started has outlived its hard time limit, so its
+# worker died (kill -9, OOM, a lost machine): the sweep re-queues it. Never below the limit, or a
+# slow check that is still alive would be run twice at once.
+CHECK_STALE_SECONDS = CHECK_TIME_LIMIT + 60
 
 
 @app.task(name="worker.ping", time_limit=10)
@@ -68,6 +72,7 @@ def run_check_now(version_id: int, name: str) -> str:
 
 @app.task(name="checks.sweep", time_limit=60)
 def sweep_checks() -> int:
+    """The beat schedule's job (settings.CELERY_BEAT_SCHEDULE, ``celery worker -B``)."""
     from registry import services
 
-    return services.checks_sweep(stale_after=timedelta(seconds=CHECK_TIME_LIMIT + 60))
+    return services.checks_sweep(stale_after=timedelta(seconds=CHECK_STALE_SECONDS))

@@ -167,6 +167,23 @@ def test_two_registries_on_one_host_leave_each_other_alone(tmp_path):
         stop(first.process)
 
 
+def test_publishes_that_succeed_or_are_refused_leave_no_temp_files(server, tmp_path):
+    from tests.registry.test_storage import big_zip
+
+    data_dir = tmp_path / "registry"
+    for valid, status in ((True, 201), (False, 422)):
+        response = httpx.post(
+            f"{server.url}/api/v1/skills/spooled/versions",
+            headers={"Authorization": f"Bearer {server.token}"},
+            files={"archive": ("spooled.zip", big_zip("spooled", valid=valid), "application/zip")},
+            timeout=60,
+        )
+        assert response.status_code == status, response.text[:300]
+    assert list((data_dir / "uploads").iterdir()) == []
+    assert not list((data_dir / "archives").rglob("*.part"))
+    assert list((data_dir / "archives").rglob("*.zip"))  # the accepted one is there
+
+
 def _uvicorn_pid(group: int) -> int:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -243,3 +260,53 @@ def test_make_run_prints_the_catalog_url_and_a_working_demo_sign_in(server):
         )
         assert signed_in.status_code == 302, signed_in.text[:500]
         assert browser.get("/publish").status_code == 200  # only for someone signed in
+
+
+@pytest.fixture
+def run_script(tmp_path):
+    """scripts/run.sh in a copy of the tree whose .venv/bin programs only record their arguments
+    (one line each in ``calls``): python fails when ``FAKE_PYTHON_EXIT`` says so (the script
+    then stops at its first `manage.py` call), celery and uvicorn end at once. No server starts."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    (tree / "scripts" / "run.sh").write_text((ROOT / "scripts" / "run.sh").read_text())
+    (tree / ".venv" / "bin").mkdir(parents=True)
+    for program in ("python", "celery", "uvicorn"):
+        fake = tree / ".venv" / "bin" / program
+        fake.write_text(f'#!/bin/sh\necho "{program} $@" >> {tree / "calls"}\nexit ${{FAKE_PYTHON_EXIT:-0}}\n')
+        fake.chmod(0o755)
+
+    def run(**env: str) -> tuple[subprocess.CompletedProcess, str]:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("SKILLYARD_")}
+        (tree / "calls").unlink(missing_ok=True)
+        result = subprocess.run(
+            ["bash", str(tree / "scripts" / "run.sh")], env={**environ, **env}, capture_output=True, text=True
+        )
+        calls = tree / "calls"
+        return result, calls.read_text() if calls.exists() else ""
+
+    return run
+
+
+def test_more_than_one_web_process_without_a_shared_cache_is_refused(run_script):
+    result, calls = run_script(SKILLYARD_WEB_WORKERS="2")
+    assert result.returncode == 2 and "SKILLYARD_CACHE_URL" in result.stderr
+    assert calls == ""  # refused before anything ran
+
+
+@pytest.mark.parametrize(
+    "env", [{}, {"SKILLYARD_WEB_WORKERS": "1"}, {"SKILLYARD_WEB_WORKERS": "2", "SKILLYARD_CACHE_URL": "redis://r/1"}]
+)
+def test_one_process_or_a_shared_cache_goes_on_to_start(run_script, env):
+    result, calls = run_script(FAKE_PYTHON_EXIT="3", **env)
+    assert result.returncode == 3 and calls.startswith("python manage.py migrate")  # the fake python's exit
+
+
+def test_with_a_broker_make_run_starts_a_worker_with_the_beat_sweep(run_script, tmp_path):
+    data = tmp_path / "data"
+    _, calls = run_script(SKILLYARD_BROKER_URL="redis://r/0", SKILLYARD_DATA_DIR=str(data))
+    [worker] = [line for line in calls.splitlines() if line.startswith("celery ")]
+    assert " worker " in worker and " -B " in f"{worker} "  # checks a dead worker left running come back
+    assert f"--schedule {data}/celerybeat-schedule" in worker  # per registry, not the shared cwd
+    _, calls = run_script(SKILLYARD_DATA_DIR=str(data))
+    assert "celery " not in calls  # no broker: the web process runs the checks itself

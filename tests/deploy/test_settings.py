@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import redis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,3 +91,41 @@ def _file(data: bytes):
     handle = io.BytesIO(data)
     handle.name = "s.zip"
     return handle
+
+
+def test_failed_sign_ins_count_across_processes_sharing_the_redis_cache(tmp_path, redis_url):
+    """Two processes (two web workers) against one counter: with SKILLYARD_CACHE_URL the third
+    failure, recorded by another process, blocks; without it each process counts alone."""
+    cache_url = redis_url.rsplit("/", 1)[0] + "/12"  # a database of its own
+    redis.Redis.from_url(cache_url).flushdb()
+    record = "from registry import auth_limits as a; [a.record_failure('ip:192.0.2.7') for _ in range({n})]"
+    show = "from registry import auth_limits as a; print('blocked', a.blocked('ip:192.0.2.7'))"
+    try:
+        for cache in ({"SKILLYARD_CACHE_URL": cache_url}, {}):
+            env = {**cache, "SKILLYARD_THROTTLE_AUTH_FAILURES": "3/day"}
+            assert manage("shell", "-c", record.format(n=2), env=env, tmp_path=tmp_path).returncode == 0
+            last = manage("shell", "-c", record.format(n=1) + "; " + show, env=env, tmp_path=tmp_path)
+            assert last.returncode == 0, last.stderr
+            assert ("blocked None" in last.stdout) is (not cache), last.stdout
+    finally:
+        redis.Redis.from_url(cache_url).flushdb()
+
+
+@pytest.mark.parametrize(
+    "header, expected", [("X-Forwarded-Proto", "('HTTP_X_FORWARDED_PROTO', 'https')"), ("", "None")]
+)
+def test_the_proxy_ssl_header_is_set_only_when_configured(tmp_path, header, expected):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50), "SKILLYARD_PROXY_SSL_HEADER": header}
+    show = "from django.conf import settings as s; print(s.SECURE_PROXY_SSL_HEADER)"
+    result = manage("shell", "-c", show, env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_a_request_the_proxy_marks_https_is_secure_and_not_redirected(settings, client, db):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    plain = client.get("/api/v1/skills")
+    assert plain.status_code == 301 and plain["Location"].startswith("https://")
+    assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="https").status_code == 200
+    assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="http").status_code == 301

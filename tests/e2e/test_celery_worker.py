@@ -1,6 +1,8 @@
 """Publish checks on real parts: Redis as the broker and a real `celery worker` process. A
 worker process killed (kill -9) in the middle of a test run gets its job re-delivered, and no
-check stays `running`."""
+check stays `running`. A whole worker killed outright leaves its check `running` with the
+message unacknowledged in Redis until the visibility timeout; the sweep re-queues it and a
+fresh worker finishes it."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import httpx
 import pytest
 import redis
 
-from tests.e2e.conftest import ROOT, start_registry
+from tests.e2e.conftest import ROOT, _manage, start_registry
 from tests.e2e.test_checks_live import wait_for_checks
 from tests.e2e.test_install_registry import make
 
@@ -53,6 +55,20 @@ def start_worker(env: dict, log: Path) -> subprocess.Popen:
     )
 
 
+def wait_for_log(log: Path, text: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, f"{text!r} never appeared in {log.name}"
+        time.sleep(0.2)
+
+
+def wait_until_running(reg, name: str, check: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while status_of(reg, name, check) != "running":
+        assert time.monotonic() < deadline, f"the {check} check of {name} never started"
+        time.sleep(0.2)
+
+
 def status_of(reg, name: str, check: str) -> str:
     detail = httpx.get(
         f"{reg.url}/api/v1/skills/{name}/versions/1.0.0", headers={"Authorization": f"Bearer {reg.token}"}, timeout=10
@@ -72,10 +88,7 @@ def test_checks_run_on_a_celery_worker_and_survive_a_killed_worker(broker, tmp_p
         assert {c["status"] for c in detail["checks"].values()} == {"done"}
 
         reg.publish(make(tmp_path, "sleepy", "1.0.0", {"tests/test_slow.py": SLOW_TEST}))
-        deadline = time.monotonic() + 60
-        while status_of(reg, "sleepy", "tests") != "running":
-            assert time.monotonic() < deadline, "the tests check never started"
-            time.sleep(0.2)
+        wait_until_running(reg, "sleepy", "tests")
         time.sleep(1)
         children = subprocess.run(["pgrep", "-P", str(worker.pid)], capture_output=True, text=True).stdout.split()
         assert children, "no pool process to kill"
@@ -91,4 +104,44 @@ def test_checks_run_on_a_celery_worker_and_survive_a_killed_worker(broker, tmp_p
             worker.wait(20)
         except subprocess.TimeoutExpired:
             os.killpg(worker.pid, signal.SIGKILL)
+        reg.stop()
+
+
+def test_a_worker_killed_outright_leaves_its_check_to_the_sweep_and_a_new_worker_finishes_it(
+    broker, tmp_path, docker_daemon
+):
+    env_extra = {"SKILLYARD_BROKER_URL": broker}
+    reg = start_registry(tmp_path / "registry", env_extra=env_extra)
+    env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry"), **env_extra}
+    env.pop("DATABASE_URL", None)
+    first_log, second_log = tmp_path / "worker-1.log", tmp_path / "worker-2.log"
+    workers = [start_worker(env, first_log)]
+    try:
+        reg.publish(make(tmp_path, "sleepy", "1.0.0", {"tests/test_slow.py": SLOW_TEST}))
+        wait_until_running(reg, "sleepy", "tests")
+        time.sleep(1)
+        os.killpg(workers[0].pid, signal.SIGKILL)  # the main process and its pool: nobody left to notice
+        workers[0].wait(10)
+
+        workers.append(start_worker(env, second_log))
+        wait_for_log(second_log, "ready.")
+        time.sleep(3)  # the new worker gets nothing: Redis holds the message until the visibility timeout
+        assert status_of(reg, "sleepy", "tests") == "running"
+
+        swept = _manage(["rerun_checks", "--stale", "--stale-after", "0"], env)  # the beat job, made impatient
+        assert "re-queued 1 stale check(s)" in swept
+
+        detail = wait_for_checks(reg.url, "sleepy", "1.0.0", reg.token, seconds=120)
+        tests = detail["checks"]["tests"]
+        assert tests["status"] == "done" and tests["result"] == "passed", second_log.read_text()[-3000:]
+        assert {c["status"] for c in detail["checks"].values()} == {"done"}
+        assert "checks.run" in second_log.read_text()
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                try:
+                    worker.wait(20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
         reg.stop()

@@ -10,6 +10,7 @@ import zipfile
 import pytest
 
 from registry.models import Skill
+from skillctl.format.frontmatter import MAX_ALIASES, MAX_EXPANDED_CHARS
 from tests.registry.conftest import make_zip, stored_archives
 
 
@@ -33,6 +34,27 @@ def test_alias_expansion_archive_is_422_and_nothing_is_stored(alice_api):
     assert response.status_code == 422
     assert "frontmatter.too_complex" in codes(response)
     assert Skill.objects.count() == 0 and stored_archives() == []
+
+
+def few_aliases_to(name: str, chars: int, aliases: int) -> str:
+    """SKILL.md whose metadata holds one string of ``chars`` characters and ``aliases`` aliases to it."""
+    lines = ["---", f"name: {name}", "description: d", "version: 1.0.0", "metadata:", "  a: &a " + "x" * chars]
+    return "\n".join(lines + [f"  k{i}: *a" for i in range(aliases)] + ["---", f"# {name}", ""])
+
+
+def test_a_few_aliases_expanding_past_64_kib_are_422_on_the_size_limit_alone(alice_api):
+    # 4 x 30 KB = 120 KB expanded from 30 KB of text and 3 aliases, far below the alias-count limit.
+    assert 3 < MAX_ALIASES and 30_000 < MAX_EXPANDED_CHARS < 4 * 30_000
+    response = alice_api.publish("few", deflated("few", few_aliases_to("few", 30_000, aliases=3)))
+    assert response.status_code == 422
+    [error] = [e for e in response.json()["errors"] if e["code"] == "frontmatter.too_complex"]
+    assert "64 KiB" in error["message"]
+    assert Skill.objects.count() == 0 and stored_archives() == []
+
+
+def test_the_same_string_aliased_once_stays_under_the_limit_and_publishes(alice_api):
+    response = alice_api.publish("once", deflated("once", few_aliases_to("once", 30_000, aliases=1)))
+    assert response.status_code == 201, response.json()
 
 
 @pytest.mark.parametrize("value", ["metadata: &m {self: *m}", "metadata:\n  x: &a [*a]"])

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import boto3
 import pytest
@@ -16,7 +17,7 @@ from django.core.files.storage import storages
 
 from registry.storage import ArchiveExists, archive_key
 from tests.conftest import free_port, require_service, tcp_open
-from tests.registry.conftest import Api, make_zip
+from tests.registry.conftest import Api, make_zip, stored_archives
 
 pytestmark = pytest.mark.django_db
 
@@ -141,3 +142,39 @@ def test_a_failed_write_leaves_no_part_file_and_nothing_at_the_key(tmp_path):
     with pytest.raises(OSError):
         storage.save(key, Exploding(b"ignored"))
     assert not storage.exists(key) and not list(tmp_path.rglob("*.part"))
+
+
+def big_zip(name: str, *, valid: bool = True) -> bytes:
+    """An archive over FILE_UPLOAD_MAX_MEMORY_SIZE (random, so it stays big): Django spools it
+    to a temp file in FILE_UPLOAD_TEMP_DIR. ``valid=False`` breaks SKILL.md (a 422 publish)."""
+    import base64
+    import os
+
+    payload = base64.b64encode(os.urandom(3 * 1024 * 1024)).decode()
+    text = None if valid else "---\nname: [not, a, name]\n---\n"
+    return make_zip(name, files={"references/data.txt": payload}, text=text)
+
+
+@pytest.mark.parametrize("valid, status", [(True, 201), (False, 422)])
+def test_a_publish_leaves_no_upload_temp_file_and_no_part_file(valid, status, settings, tmp_path, alice, token_for):
+    from django.core.files import uploadedfile
+
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path / "uploads")
+    (tmp_path / "uploads").mkdir()
+    spooled: list[str] = []
+    real_init = uploadedfile.TemporaryUploadedFile.__init__
+
+    def recording_init(self, *args, **kwargs):  # noqa: ANN001
+        real_init(self, *args, **kwargs)
+        spooled.append(self.temporary_file_path())
+
+    data = big_zip("spooled", valid=valid)
+    assert len(data) > settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(uploadedfile.TemporaryUploadedFile, "__init__", recording_init)
+        response = Api(token_for(alice, "publish")).publish("spooled", data)
+    assert response.status_code == status, response.content[:300]
+    assert [Path(p).parent for p in spooled] == [tmp_path / "uploads"]  # the body did go to disk...
+    assert list((tmp_path / "uploads").iterdir()) == []  # ...and is gone
+    assert not list((tmp_path / "archives").rglob("*.part"))
+    assert len(stored_archives()) == (1 if valid else 0)

@@ -47,20 +47,36 @@ def test_a_download_counts_once_per_client_however_often_and_whatever_it_claims(
     assert SkillVersion.objects.get(skill__name="pdf-tools").downloads == 2  # one address, one user
 
 
+def test_the_same_client_counts_again_once_the_hour_has_passed(alice_api, settings, monkeypatch, db):
+    import time
+
+    assert settings.SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS == 3600  # the default: once an hour
+    assert alice_api.publish("pdf-tools", make_zip("pdf-tools")).status_code == 201
+    real_time = time.time
+    for offset in (0, 60, 3500, 3601, 3660):  # the cache's clock: the window is its expiry
+        monkeypatch.setattr(time, "time", lambda offset=offset: real_time() + offset)
+        assert get("/api/v1/skills/pdf-tools/download").status_code == 200
+    assert SkillVersion.objects.get(skill__name="pdf-tools").downloads == 2  # at 0 and at 3601
+
+
 def test_bad_tokens_are_throttled_per_address(settings, db):
     settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
     statuses = [Api("sky_wrong_" + str(i)).get("/api/v1/me").status_code for i in range(5)]
     assert statuses[:3] == [401] * 3 and set(statuses[3:]) == {429}
 
 
-@pytest.mark.parametrize("path", ["/admin/login/"])
+@pytest.mark.parametrize("path", ["/admin/login/", "/accounts/login/"])
 def test_password_guessing_is_stopped_even_for_the_right_password(path, settings, db):
     settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
-    user = services.user_create(username="carol")
-    user.set_password("correct horse battery")
-    user.is_staff = True
-    user.save()
+    for username in ("carol", "dave"):
+        user = services.user_create(username=username)
+        user.set_password("correct horse battery")
+        user.is_staff = True
+        user.save()
     browser = Client()
+    signed_in = Client()  # the form signs people in at all: a refusal below is the throttle's
+    assert signed_in.post(path, {"username": "dave", "password": "correct horse battery"}).status_code == 302
+    assert "_auth_user_id" in signed_in.session
     for _ in range(3):
         browser.post(path, {"username": "carol", "password": "wrong"})
     response = browser.post(path, {"username": "carol", "password": "correct horse battery"})

@@ -1,5 +1,6 @@
-"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale]``: queue publish checks again
-(a new scanner release, a fixed test environment), or only those a dead worker left running."""
+"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]]``: queue
+publish checks again (a new scanner release, a fixed test environment), or only those a dead
+worker left running (what the workers' beat schedule does every five minutes)."""
 
 from datetime import datetime, timedelta
 
@@ -8,7 +9,7 @@ from django.utils import timezone
 
 from registry import services
 from registry.models import SkillVersion, VersionCheck
-from worker.tasks import CHECK_TIME_LIMIT
+from worker.tasks import CHECK_STALE_SECONDS
 
 
 class Command(BaseCommand):
@@ -18,10 +19,17 @@ class Command(BaseCommand):
         parser.add_argument("--check", choices=VersionCheck.Name.values, help="only this check (default: all)")
         parser.add_argument("--since", help="only versions published on or after this date (YYYY-MM-DD)")
         parser.add_argument("--stale", action="store_true", help="only checks a dead worker left running")
+        parser.add_argument(
+            "--stale-after",
+            type=float,
+            default=CHECK_STALE_SECONDS,
+            metavar="SECONDS",
+            help=f"with --stale: running longer than this counts as left behind (default {CHECK_STALE_SECONDS})",
+        )
 
-    def handle(self, *args, check, since, stale, **options):
+    def handle(self, *args, check, since, stale, stale_after, **options):
         if stale:
-            count = services.checks_sweep(stale_after=timedelta(seconds=CHECK_TIME_LIMIT + 60))
+            count = services.checks_sweep(stale_after=timedelta(seconds=stale_after))
             self.stdout.write(f"re-queued {count} stale check(s)")
             return
         versions = SkillVersion.objects.live().select_related("skill")

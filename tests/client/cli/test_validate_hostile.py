@@ -15,6 +15,12 @@ BOMB = "\n".join(
     + [f"  k{i}: *a" for i in range(300)]
     + ["---", "# bomb", ""]
 )
+# Three aliases to a 30 KB string: 120 KB expanded, caught by the 64 KiB limit, not the alias count.
+FEW_ALIASES = "\n".join(
+    ["---", "name: few", "description: d", "metadata:", "  a: &a " + "x" * 30_000]
+    + [f"  k{i}: *a" for i in range(3)]
+    + ["---", "# few", ""]
+)
 
 
 def skillctl(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -33,6 +39,16 @@ def test_validate_reports_too_complex_frontmatter(tmp_path, text):
     [line] = result.stdout.splitlines()
     assert "frontmatter.too_complex" in {e["code"] for e in json.loads(line)["errors"]}
     assert "Traceback" not in result.stderr
+
+
+def test_validate_refuses_a_few_aliases_expanding_past_64_kib_like_the_registry(tmp_path):
+    folder = tmp_path / "few"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(FEW_ALIASES)
+    result = skillctl("validate", str(folder), "--json")
+    assert result.returncode == 1, result.stderr
+    [error] = json.loads(result.stdout)["errors"]
+    assert error["code"] == "frontmatter.too_complex" and "64 KiB" in error["message"]
 
 
 def test_install_refuses_too_complex_frontmatter(tmp_path):
