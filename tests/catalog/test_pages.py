@@ -105,6 +105,55 @@ def test_hostile_skill_md_is_sanitised(publish):
     assert not re.search(r"<script(?![^>]*\bsrc=)", body)  # no inline script anywhere on the page
 
 
+# Frontmatter values a hostile author may put where the pages show a link (YAML, as written).
+HOSTILE_URLS = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    '"data:text/html,<script>alert(1)</script>"',
+    "vbscript:msgbox(1)",
+    '"java\\tscript:alert(1)"',
+    '" javascript:alert(1)"',
+    '"https:/\\\\evil.example"',
+]
+SAFE_HREF = re.compile(r"^(?:/|\?|#|https?://)")
+
+
+def hrefs(html: str) -> list[str]:
+    return re.findall(r"""\shref\s*=\s*["']?([^"'\s>]*)""", html, re.I)
+
+
+@pytest.mark.parametrize("homepage", HOSTILE_URLS)
+def test_hostile_frontmatter_links_are_shown_as_text_never_as_links(publish, homepage):
+    publish(
+        "evil-links",
+        description="<script>alert('d')</script> Rotates PDFs.",
+        extra=f'homepage: {homepage}\nlicense: "<b onmouseover=alert(1)>MIT</b>"',
+        files={"notes.txt": "hi\n"},
+    )
+    for path in (
+        "/",
+        "/skills",
+        "/skills?q=rotate",
+        "/owners/alice",
+        "/skills/evil-links",
+        "/skills/evil-links/versions/1.0.0",
+        "/skills/evil-links/versions/1.0.0/files/notes.txt",
+    ):
+        page = Client().get(path).content.decode()
+        assert_safe(page)
+        unsafe = [href for href in hrefs(page) if not SAFE_HREF.match(href)]
+        assert unsafe == [], (path, unsafe)
+    page = Client().get("/skills/evil-links").content.decode()
+    assert re.search(r"<p>Homepage: [^<]+</p>", page)  # shown as the text it is
+    assert "&lt;b onmouseover=alert(1)&gt;MIT&lt;/b&gt;" in page
+
+
+def test_an_http_homepage_is_a_link(publish):
+    publish("pdf-tools", extra="homepage: https://example.com/pdf-tools?a=1&b=2")
+    page = Client().get("/skills/pdf-tools").content.decode()
+    assert '<a href="https://example.com/pdf-tools?a=1&amp;b=2" rel="nofollow noopener noreferrer">' in page
+
+
 def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_in):
     publish("secret-tool", visibility="private", files={"scripts/a.py": "print(1)\n"})
     for path in (

@@ -22,6 +22,7 @@ HOSTILE = """---
 name: evil-skill
 description: Looks harmless.
 version: 1.0.0
+homepage: javascript:alert('homepage')
 ---
 # Evil
 <script>alert('script')</script>
@@ -123,6 +124,9 @@ def test_hostile_skill_md_opens_no_dialog(site, page):
     page.wait_for_load_state("load")
     for link in page.query_selector_all(".skill-body a"):
         link.click(no_wait_after=True)
+    assert "Homepage: javascript:alert('homepage')" in page.inner_text("aside")  # text, not a link
+    assert page.evaluate("[...document.links].map(a => a.protocol).filter(p => !/^https?:$/.test(p))") == []
+    page.click("text=javascript:alert('homepage')", no_wait_after=True)
     page.wait_for_timeout(500)
     assert page.dialogs == []
 
