@@ -42,7 +42,7 @@ def zip_of(name: str, text: str) -> bytes:
 
 @pytest.fixture
 def site(tmp_path):
-    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
+    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0", "SKILLYARD_SIGNUP": "open"})
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry")}
     env.pop("DATABASE_URL", None)
     subprocess.run(
@@ -154,6 +154,18 @@ def test_sign_in_publish_through_the_form_and_tokens(site, page, tmp_path):
     assert "browser-made" not in page.inner_text("table")
 
 
+def test_sign_up_from_the_sign_in_page_lands_where_the_user_was_going(site, page):
+    page.goto(f"{site.url}/publish")  # signed out: to the sign-in page, then on to sign-up
+    page.wait_for_url("**/accounts/login/?next=/publish")
+    page.click("text=Sign up")
+    page.fill("#id_username", "carol")
+    page.fill("#id_password1", "plum-kettle-93")
+    page.fill("#id_password2", "plum-kettle-93")
+    page.click("button >> text=Sign up")
+    page.wait_for_url(f"{site.url}/publish")
+    assert "carol" in page.inner_text("nav") and page.is_visible("#id_archive")
+
+
 def test_private_skill_visible_to_member_and_404_to_others(site, page, tmp_path):
     import httpx
 
@@ -224,6 +236,7 @@ def test_main_pages_have_no_serious_accessibility_violations(site, chromium_path
             "/skills?q=rotate",
             "/skills/pdf-rotate",
             "/accounts/login/",
+            "/accounts/signup/",
             "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py",
         ):
             page.goto(site.url + path)
