@@ -10,6 +10,7 @@ urlpatterns = [
     path("skills", views.browse, name="browse"),
     path("skills/<str:name>", views.skill, name="skill"),
     path("skills/<str:name>/badge.svg", views.badge, name="badge"),
+    path("skills/<str:name>/files/<path:path>", views.default_file_view, name="default-file"),
     path("skills/<str:name>/versions/<str:version>", views.version_page, name="version"),
     path("skills/<str:name>/versions/<str:version>/files/<path:path>", views.file_view, name="file"),
     path("skills/<str:name>/versions/<str:version>/manage", views.manage_version, name="manage-version"),

@@ -94,14 +94,23 @@ def _manifests(skills: list) -> dict[int, dict | None]:
     return {sid: manifest for sid, version, manifest in rows if latest.get(sid) == version}
 
 
-def skill(request, name: str):
+def _default_version(request, name: str) -> str:  # noqa: ANN001
+    """The version a skill's own URLs show: its ``latest`` tag, else its newest version."""
     found = selectors.skill_get_visible(actor=_actor(request), name=name)
     versions = selectors.skill_versions(skill=found)
     tags = selectors.skill_dist_tags(skill=found, versions=versions)
     default = tags.get("latest") or (versions[0].version if versions else None)
     if default is None:
         raise Http404("no version")
-    return version_page(request, name, default)
+    return default
+
+
+def skill(request, name: str):
+    return version_page(request, name, _default_version(request, name))
+
+
+def default_file_view(request, name: str, path: str):
+    return file_view(request, name, _default_version(request, name), path)
 
 
 def version_page(request, name: str, version: str):

@@ -93,6 +93,14 @@ def test_file_view_highlights_text(publish):
     assert 'class="code"' in page and "&lt;rotated&gt;" in page and "<rotated>" not in page
 
 
+def test_file_view_without_a_version_shows_the_default_version(publish):
+    publish("pdf-tools", files={"scripts/rotate.py": "print('one')\n"})
+    publish("pdf-tools", version="1.1.0", files={"scripts/rotate.py": "print('eleven')\n"})
+    page = Client().get("/skills/pdf-tools/files/scripts/rotate.py")
+    assert page.status_code == 200 and "eleven" in page.content.decode() and "1.1.0" in page.content.decode()
+    assert Client().get("/skills/pdf-tools/files/scripts/missing.py").status_code == 404
+
+
 def test_hostile_skill_md_is_sanitised(publish):
     publish("evil-skill", body=HOSTILE)
     response = Client().get("/skills/evil-skill")
@@ -161,6 +169,7 @@ def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_i
         "/skills/secret-tool/versions/1.0.0",
         "/skills/secret-tool/badge.svg",
         "/skills/secret-tool/versions/1.0.0/files/scripts/a.py",
+        "/skills/secret-tool/files/scripts/a.py",
     ):
         assert Client().get(path).status_code == 404, path
         assert signed_in.get(path).status_code == 200, path
