@@ -23,6 +23,7 @@ from registry.access import Actor
 from registry.errors import RegistryError
 from registry.models import Skill, SkillVersion
 from registry.storage import archive_open
+from skillctl.format.limits import MAX_REASON_CHARS
 
 PAGE_SIZE = 20
 MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
@@ -138,6 +139,7 @@ def version_page(request, name: str, version: str):
             "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
             "can_manage": _role_at_least(request.user, found.owner, "admin"),
             "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
+            "max_reason_chars": MAX_REASON_CHARS,
         },
     )
 

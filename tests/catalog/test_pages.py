@@ -245,6 +245,17 @@ def test_owners_yank_deprecate_and_tag_from_the_version_page(publish, signed_in)
     assert Client().post(manage, {"action": "yank"}).status_code == 302  # to sign in, nothing yanked
 
 
+def test_manage_forms_take_the_reason_limit_from_the_format(publish, signed_in, monkeypatch):
+    import catalog.views
+    from skillctl.format.limits import MAX_REASON_CHARS
+
+    publish("pdf-tools")
+    page = signed_in.get("/skills/pdf-tools").content.decode()
+    assert page.count(f'maxlength="{MAX_REASON_CHARS}"') == 2  # yank reason, deprecation message
+    monkeypatch.setattr(catalog.views, "MAX_REASON_CHARS", 7)
+    assert signed_in.get("/skills/pdf-tools").content.decode().count('maxlength="7"') == 2
+
+
 def test_org_admins_manage_members(alice, signed_in):
     from registry.access import Actor
 
