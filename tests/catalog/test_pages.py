@@ -191,11 +191,7 @@ def test_sign_in_and_out(alice):
     assert browser.post("/accounts/logout/").status_code == 302 and "_auth_user_id" not in browser.session
 
 
-def test_publish_form_shows_every_finding_or_redirects_to_the_skill(signed_in):
-    bad = signed_in.post("/publish", {"archive": upload(make_zip("bad-skill", text="---\nname: Bad Skill\n---\n"))})
-    assert bad.status_code == 422
-    page = bad.content.decode()
-    assert "name.pattern" in page or "description" in page
+def test_publish_form_redirects_to_the_skill(signed_in):  # refusals: test_publish_form.py
     good = signed_in.post("/publish", {"archive": upload(make_zip("good-skill"))})
     assert good.status_code == 302 and good["Location"] == "/skills/good-skill/versions/1.0.0"
 
