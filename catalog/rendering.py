@@ -2,10 +2,13 @@
 
 Everything an author wrote is hostile until nh3 has cleaned it: no script, no event handlers,
 no iframes or objects, no javascript:/data: URLs, and links get rel="nofollow noopener".
-Frontmatter is never rendered as Markdown (the templates show its fields, autoescaped).
+Frontmatter is never rendered as Markdown (the templates show its fields, autoescaped), and a
+URL field in it becomes a link only when it is http(s) (``link_url``).
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 import nh3
 from markdown_it import MarkdownIt
@@ -70,6 +73,8 @@ ALLOWED_ATTRIBUTES = {
     "ol": {"start"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
+# A frontmatter field (homepage) becomes a link only as a web address; anything else is text.
+LINK_SCHEMES = {"http", "https"}
 
 
 def _fence(md: MarkdownIt):  # noqa: ANN202
@@ -105,6 +110,17 @@ def sanitize(html: str) -> str:
         link_rel="nofollow noopener noreferrer",
         strip_comments=True,
     )
+
+
+def link_url(value: object) -> str | None:
+    """``value`` when it is an http(s) address with a host that a link may point at, else None
+    (the caller shows it as escaped text). Browsers drop tabs, newlines and leading control
+    characters from a scheme ("java<tab>script:"), so a value holding any of them is never a link."""
+    text = value if isinstance(value, str) else ""
+    if not text or any(ch.isspace() or not ch.isprintable() for ch in text):
+        return None
+    parts = urlsplit(text)
+    return text if parts.scheme.lower() in LINK_SCHEMES and parts.hostname else None
 
 
 def render_markdown(text: str) -> str:

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from catalog import views
+from catalog import accounts, views
 
 app_name = "catalog"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("skills", views.browse, name="browse"),
     path("skills/<str:name>", views.skill, name="skill"),
     path("skills/<str:name>/badge.svg", views.badge, name="badge"),
+    path("skills/<str:name>/files/<path:path>", views.default_file_view, name="default-file"),
     path("skills/<str:name>/versions/<str:version>", views.version_page, name="version"),
     path("skills/<str:name>/versions/<str:version>/files/<path:path>", views.file_view, name="file"),
     path("skills/<str:name>/versions/<str:version>/manage", views.manage_version, name="manage-version"),
@@ -17,7 +18,8 @@ urlpatterns = [
     path("owners/<str:owner>", views.owner_page, name="owner"),
     path("publish", views.publish, name="publish"),
     path("account/tokens", views.tokens, name="tokens"),
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="catalog/login.html"), name="login"),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("catalog/code.css", views.pygments_css, name="code-css"),
 ]

@@ -23,6 +23,7 @@ from registry.access import Actor
 from registry.errors import RegistryError
 from registry.models import Skill, SkillVersion
 from registry.storage import archive_open
+from skillctl.format.limits import MAX_REASON_CHARS
 
 PAGE_SIZE = 20
 MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
@@ -94,14 +95,23 @@ def _manifests(skills: list) -> dict[int, dict | None]:
     return {sid: manifest for sid, version, manifest in rows if latest.get(sid) == version}
 
 
-def skill(request, name: str):
+def _default_version(request, name: str) -> str:  # noqa: ANN001
+    """The version a skill's own URLs show: its ``latest`` tag, else its newest version."""
     found = selectors.skill_get_visible(actor=_actor(request), name=name)
     versions = selectors.skill_versions(skill=found)
     tags = selectors.skill_dist_tags(skill=found, versions=versions)
     default = tags.get("latest") or (versions[0].version if versions else None)
     if default is None:
         raise Http404("no version")
-    return version_page(request, name, default)
+    return default
+
+
+def skill(request, name: str):
+    return version_page(request, name, _default_version(request, name))
+
+
+def default_file_view(request, name: str, path: str):
+    return file_view(request, name, _default_version(request, name), path)
 
 
 def version_page(request, name: str, version: str):
@@ -129,6 +139,7 @@ def version_page(request, name: str, version: str):
             "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
             "can_manage": _role_at_least(request.user, found.owner, "admin"),
             "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
+            "max_reason_chars": MAX_REASON_CHARS,
         },
     )
 

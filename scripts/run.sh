@@ -19,6 +19,12 @@ fi
 if [ -z "${SKILLYARD_ALLOWED_HOSTS:-}" ] && [ "$HOST" != 127.0.0.1 ] && [ "$HOST" != localhost ]; then
   export SKILLYARD_ALLOWED_HOSTS="127.0.0.1,localhost,$HOST"
 fi
+# Sign-up in the catalog: open on loopback (a try-out on this machine), closed when served to
+# others unless SKILLYARD_SIGNUP says otherwise (the settings' default is closed).
+if [ -z "${SKILLYARD_SIGNUP:-}" ]; then
+  if [ "$HOST" = 127.0.0.1 ] || [ "$HOST" = localhost ]; then SKILLYARD_SIGNUP=open; else SKILLYARD_SIGNUP=closed; fi
+  export SKILLYARD_SIGNUP
+fi
 
 $PY manage.py migrate --noinput -v0
 $PY manage.py collectstatic --noinput -v0
@@ -40,6 +46,7 @@ fi
 
 echo "Skillyard catalog: http://$HOST:$PORT/   (API: http://$HOST:$PORT/api/v1/skills, docs: http://$HOST:$PORT/api/v1/docs/)"
 echo "Sign in as: $($PY manage.py demo_signin)   (a new password every start)"
+echo "Sign-up: $SKILLYARD_SIGNUP   (SKILLYARD_SIGNUP=open|closed; open: http://$HOST:$PORT/accounts/signup/)"
 echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --replace 2>/dev/null | tail -1)"
 # No gunicorn here, so no control socket for two registries on one host to share and delete.
 # --no-proxy-headers: forwarded addresses are trusted only from SKILLYARD_TRUSTED_PROXIES.

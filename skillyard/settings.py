@@ -240,6 +240,25 @@ CACHES = {
 SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS = env_int("SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS", 3600)
 SKILLYARD_THROTTLE_AUTH_FAILURES = os.environ.get("SKILLYARD_THROTTLE_AUTH_FAILURES", "10/min")
 AUTHENTICATION_BACKENDS = ["registry.auth_backends.ThrottledModelBackend"]
+# Who may create an account in the catalog (/accounts/signup/): "closed", the default, suits a
+# company registry (accounts come from an admin or `manage.py issue_token --create-user`);
+# "open" lets anyone sign up. `make run` opens it when it serves loopback only.
+SKILLYARD_SIGNUP = os.environ.get("SKILLYARD_SIGNUP", "closed").strip().lower()
+if SKILLYARD_SIGNUP not in {"open", "closed"}:
+    raise ImproperlyConfigured(f"SKILLYARD_SIGNUP must be 'open' or 'closed', not {SKILLYARD_SIGNUP!r}")
+# Sign-up attempts one client address may make in a window (every attempt counts): enough for an
+# office behind one address, far too few to mint accounts in bulk.
+SKILLYARD_THROTTLE_SIGNUP = os.environ.get("SKILLYARD_THROTTLE_SIGNUP", "10/hour")
+# The checks Django's startproject turns on: an open sign-up must not take "1234" as a password.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
 
 # --- API -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {

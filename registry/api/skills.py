@@ -32,6 +32,7 @@ from registry.clients import client_identity
 from registry.errors import Forbidden
 from registry.models import Visibility
 from registry.storage import archive_open
+from skillctl.format.limits import MAX_REASON_CHARS
 
 CONTENT_TYPES = {"zip": "application/zip", "tar.gz": "application/gzip"}
 # A version's bytes never change, so caches may keep a public archive for a year.
@@ -202,8 +203,10 @@ def _archive_response(request, key: str, *, filename: str, content_type: str):  
     return response
 
 
-def _header_text(text: str) -> str:
-    return " ".join(text.encode("ascii", "replace").decode().split())[:500]
+def _header_text(reason: str) -> str:
+    """A yank reason or deprecation message as one ASCII header line. The services already keep
+    it within MAX_REASON_CHARS; the cut holds the header to that even for older rows."""
+    return " ".join(reason.encode("ascii", "replace").decode().split())[:MAX_REASON_CHARS]
 
 
 class Download(APIView):

@@ -28,11 +28,12 @@ def alice(db):
 def publish(alice):
     def run(name: str, *, user=None, **kw):
         files = kw.pop("files", None)
-        visibility = kw.pop("visibility", None)
+        visibility, owner = kw.pop("visibility", None), kw.pop("owner", None)
         return services.skill_version_publish(
             actor=Actor(user or alice),
             name=name,
             visibility=visibility,
+            owner=owner,
             archive=upload(make_zip(name, files=files, **kw)),
         )
 
@@ -44,3 +45,13 @@ def signed_in(alice) -> Client:
     browser = Client()
     assert browser.login(username="alice", password="pw-alice-123")
     return browser
+
+
+def finish_checks(name: str, version: str = "1.0.0", **results: dict) -> None:
+    """Finish a version's checks (``scan=``, ``tests=``, ``manifest=``) with these results, as
+    the worker would (its engines' result shapes)."""
+    from registry.models import VersionCheck
+
+    for check in VersionCheck.objects.filter(version__skill__name=name, version__version=version):
+        if check.name in results:
+            services.check_finish(check=check, result=results[check.name])

@@ -93,6 +93,14 @@ def test_file_view_highlights_text(publish):
     assert 'class="code"' in page and "&lt;rotated&gt;" in page and "<rotated>" not in page
 
 
+def test_file_view_without_a_version_shows_the_default_version(publish):
+    publish("pdf-tools", files={"scripts/rotate.py": "print('one')\n"})
+    publish("pdf-tools", version="1.1.0", files={"scripts/rotate.py": "print('eleven')\n"})
+    page = Client().get("/skills/pdf-tools/files/scripts/rotate.py")
+    assert page.status_code == 200 and "eleven" in page.content.decode() and "1.1.0" in page.content.decode()
+    assert Client().get("/skills/pdf-tools/files/scripts/missing.py").status_code == 404
+
+
 def test_hostile_skill_md_is_sanitised(publish):
     publish("evil-skill", body=HOSTILE)
     response = Client().get("/skills/evil-skill")
@@ -105,6 +113,55 @@ def test_hostile_skill_md_is_sanitised(publish):
     assert not re.search(r"<script(?![^>]*\bsrc=)", body)  # no inline script anywhere on the page
 
 
+# Frontmatter values a hostile author may put where the pages show a link (YAML, as written).
+HOSTILE_URLS = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    '"data:text/html,<script>alert(1)</script>"',
+    "vbscript:msgbox(1)",
+    '"java\\tscript:alert(1)"',
+    '" javascript:alert(1)"',
+    '"https:/\\\\evil.example"',
+]
+SAFE_HREF = re.compile(r"^(?:/|\?|#|https?://)")
+
+
+def hrefs(html: str) -> list[str]:
+    return re.findall(r"""\shref\s*=\s*["']?([^"'\s>]*)""", html, re.I)
+
+
+@pytest.mark.parametrize("homepage", HOSTILE_URLS)
+def test_hostile_frontmatter_links_are_shown_as_text_never_as_links(publish, homepage):
+    publish(
+        "evil-links",
+        description="<script>alert('d')</script> Rotates PDFs.",
+        extra=f'homepage: {homepage}\nlicense: "<b onmouseover=alert(1)>MIT</b>"',
+        files={"notes.txt": "hi\n"},
+    )
+    for path in (
+        "/",
+        "/skills",
+        "/skills?q=rotate",
+        "/owners/alice",
+        "/skills/evil-links",
+        "/skills/evil-links/versions/1.0.0",
+        "/skills/evil-links/versions/1.0.0/files/notes.txt",
+    ):
+        page = Client().get(path).content.decode()
+        assert_safe(page)
+        unsafe = [href for href in hrefs(page) if not SAFE_HREF.match(href)]
+        assert unsafe == [], (path, unsafe)
+    page = Client().get("/skills/evil-links").content.decode()
+    assert re.search(r"<p>Homepage: [^<]+</p>", page)  # shown as the text it is
+    assert "&lt;b onmouseover=alert(1)&gt;MIT&lt;/b&gt;" in page
+
+
+def test_an_http_homepage_is_a_link(publish):
+    publish("pdf-tools", extra="homepage: https://example.com/pdf-tools?a=1&b=2")
+    page = Client().get("/skills/pdf-tools").content.decode()
+    assert '<a href="https://example.com/pdf-tools?a=1&amp;b=2" rel="nofollow noopener noreferrer">' in page
+
+
 def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_in):
     publish("secret-tool", visibility="private", files={"scripts/a.py": "print(1)\n"})
     for path in (
@@ -112,6 +169,7 @@ def test_private_skill_is_404_to_others_and_visible_to_members(publish, signed_i
         "/skills/secret-tool/versions/1.0.0",
         "/skills/secret-tool/badge.svg",
         "/skills/secret-tool/versions/1.0.0/files/scripts/a.py",
+        "/skills/secret-tool/files/scripts/a.py",
     ):
         assert Client().get(path).status_code == 404, path
         assert signed_in.get(path).status_code == 200, path
@@ -133,11 +191,7 @@ def test_sign_in_and_out(alice):
     assert browser.post("/accounts/logout/").status_code == 302 and "_auth_user_id" not in browser.session
 
 
-def test_publish_form_shows_every_finding_or_redirects_to_the_skill(signed_in):
-    bad = signed_in.post("/publish", {"archive": upload(make_zip("bad-skill", text="---\nname: Bad Skill\n---\n"))})
-    assert bad.status_code == 422
-    page = bad.content.decode()
-    assert "name.pattern" in page or "description" in page
+def test_publish_form_redirects_to_the_skill(signed_in):  # refusals: test_publish_form.py
     good = signed_in.post("/publish", {"archive": upload(make_zip("good-skill"))})
     assert good.status_code == 302 and good["Location"] == "/skills/good-skill/versions/1.0.0"
 
@@ -185,6 +239,17 @@ def test_owners_yank_deprecate_and_tag_from_the_version_page(publish, signed_in)
     assert "deprecated: use pdf-tools-2" in page and "stable→1.0.0" in page
     assert "Point dist-tag" not in Client().get("/skills/pdf-tools").content.decode()
     assert Client().post(manage, {"action": "yank"}).status_code == 302  # to sign in, nothing yanked
+
+
+def test_manage_forms_take_the_reason_limit_from_the_format(publish, signed_in, monkeypatch):
+    import catalog.views
+    from skillctl.format.limits import MAX_REASON_CHARS
+
+    publish("pdf-tools")
+    page = signed_in.get("/skills/pdf-tools").content.decode()
+    assert page.count(f'maxlength="{MAX_REASON_CHARS}"') == 2  # yank reason, deprecation message
+    monkeypatch.setattr(catalog.views, "MAX_REASON_CHARS", 7)
+    assert signed_in.get("/skills/pdf-tools").content.decode().count('maxlength="7"') == 2
 
 
 def test_org_admins_manage_members(alice, signed_in):

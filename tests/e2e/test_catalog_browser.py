@@ -22,6 +22,7 @@ HOSTILE = """---
 name: evil-skill
 description: Looks harmless.
 version: 1.0.0
+homepage: javascript:alert('homepage')
 ---
 # Evil
 <script>alert('script')</script>
@@ -41,7 +42,7 @@ def zip_of(name: str, text: str) -> bytes:
 
 @pytest.fixture
 def site(tmp_path):
-    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0"})
+    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0", "SKILLYARD_SIGNUP": "open"})
     env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry")}
     env.pop("DATABASE_URL", None)
     subprocess.run(
@@ -63,11 +64,12 @@ def site(tmp_path):
 
 
 @pytest.fixture
-def page(chromium_path, tmp_path):
+def browser(chromium_path):
+    """Debian's Chromium, headless; each test opens the contexts (options) it needs."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
+        launched = p.chromium.launch(
             executable_path=chromium_path,
             args=[
                 "--headless",
@@ -80,12 +82,16 @@ def page(chromium_path, tmp_path):
                 "--disable-sync",
             ],
         )
-        context = browser.new_context()
-        tab = context.new_page()
-        tab.dialogs = []
-        tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
-        yield tab
-        browser.close()
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    tab = browser.new_context().new_page()
+    tab.dialogs = []
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
+    return tab
 
 
 def sign_in(page, url: str) -> None:
@@ -123,6 +129,9 @@ def test_hostile_skill_md_opens_no_dialog(site, page):
     page.wait_for_load_state("load")
     for link in page.query_selector_all(".skill-body a"):
         link.click(no_wait_after=True)
+    assert "Homepage: javascript:alert('homepage')" in page.inner_text("aside")  # text, not a link
+    assert page.evaluate("[...document.links].map(a => a.protocol).filter(p => !/^https?:$/.test(p))") == []
+    page.click("text=javascript:alert('homepage')", no_wait_after=True)
     page.wait_for_timeout(500)
     assert page.dialogs == []
 
@@ -148,6 +157,18 @@ def test_sign_in_publish_through_the_form_and_tokens(site, page, tmp_path):
     assert page.input_value("#new-token").startswith("sky_")
     page.click("tr:has-text('browser-made') >> button:has-text('Revoke')")
     assert "browser-made" not in page.inner_text("table")
+
+
+def test_sign_up_from_the_sign_in_page_lands_where_the_user_was_going(site, page):
+    page.goto(f"{site.url}/publish")  # signed out: to the sign-in page, then on to sign-up
+    page.wait_for_url("**/accounts/login/?next=/publish")
+    page.click("text=Sign up")
+    page.fill("#id_username", "carol")
+    page.fill("#id_password1", "plum-kettle-93")
+    page.fill("#id_password2", "plum-kettle-93")
+    page.click("button >> text=Sign up")
+    page.wait_for_url(f"{site.url}/publish")
+    assert "carol" in page.inner_text("nav") and page.is_visible("#id_archive")
 
 
 def test_private_skill_visible_to_member_and_404_to_others(site, page, tmp_path):
@@ -196,37 +217,82 @@ def axe_js() -> Path:
     return path
 
 
-def test_main_pages_have_no_serious_accessibility_violations(site, chromium_path, axe_js, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_main_pages_have_no_serious_accessibility_violations(site, browser, axe_js, tmp_path):
     site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium_path,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
+    page = browser.new_context(bypass_csp=True).new_page()  # lets the test inject axe; the site's CSP stays
+    public = (
+        "/",
+        "/skills",
+        "/skills?q=rotate",
+        "/skills/pdf-rotate",
+        "/accounts/login/",
+        "/accounts/signup/",
+        "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py",
+    )
+    problems = {path: axe_serious(page, site.url + path, axe_js) for path in public}
+    sign_in(page, site.url)
+    for path in ("/publish", "/account/tokens", "/owners/alice", "/skills/pdf-rotate"):  # signed in: more forms
+        problems[f"{path} (signed in)"] = axe_serious(page, site.url + path, axe_js)
+    assert {path: found for path, found in problems.items() if found} == {}
+
+
+def axe_serious(page, url: str, axe_js: Path) -> list[str]:
+    """The ids of axe-core's serious and critical violations on ``url``."""
+    page.goto(url)
+    page.add_script_tag(path=str(axe_js))
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def test_pages_work_without_javascript(site, browser, tmp_path):
+    site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
+    page = browser.new_context(java_script_enabled=False).new_page()
+    page.goto(site.url + "/")
+    page.fill("#home-q", "greets people politely")
+    page.click("button >> text=Find skills")  # a plain GET form: the browser submits it
+    page.wait_for_url("**/skills?q=greets+people+politely")
+    assert "pdf-rotate" in page.inner_text("main")
+    page.fill("#site-q", "rotate")
+    page.press("#site-q", "Enter")
+    page.wait_for_url("**/skills?q=rotate")
+    page.click("text=pdf-rotate")
+    page.wait_for_url("**/skills/pdf-rotate")
+    assert page.input_value("#install-cmd") == "skillctl install pdf-rotate"
+    assert page.inner_text(".skill-body").strip()
+    page.goto(site.url + "/skills?sort=name")
+    page.select_option("#sort", "downloads")
+    page.click("button >> text=Apply")
+    page.wait_for_url("**/skills?*sort=downloads*")
+    assert "pdf-rotate" in page.inner_text("main")
+
+
+def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
+    site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
+    # Not is_mobile: a mobile browser zooms out to fit an overflowing page, which hides the overflow.
+    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    too_wide = {}
+    for path in (
+        "/",
+        "/skills",
+        "/skills?q=rotate",
+        "/owners/alice",
+        "/skills/pdf-rotate",
+        "/skills/pdf-rotate/files/scripts/rotate.py",
+    ):
+        page.goto(site.url + path)
+        content, viewport = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
-        page = browser.new_context(bypass_csp=True).new_page()  # lets the test inject axe; the site's CSP stays
-        problems = {}
-        for path in (
-            "/",
-            "/skills",
-            "/skills?q=rotate",
-            "/skills/pdf-rotate",
-            "/accounts/login/",
-            "/skills/pdf-rotate/versions/1.0.0/files/scripts/rotate.py",
-        ):
-            page.goto(site.url + path)
-            page.add_script_tag(path=str(axe_js))
-            result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-            serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
-            if serious:
-                problems[path] = serious
-        browser.close()
-    assert problems == {}
+        if content > viewport:
+            too_wide[path] = content
+    assert too_wide == {}
+
+
+def test_dark_mode_follows_the_system_setting(site, browser):
+    def background(scheme: str) -> list[int]:
+        page = browser.new_context(color_scheme=scheme).new_page()
+        page.goto(site.url + "/skills")
+        rgb = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        return [int(part) for part in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+
+    assert sum(background("dark")) < 3 * 64 and sum(background("light")) > 3 * 192

@@ -72,6 +72,15 @@ def test_yanked_version_keeps_its_reason_and_exact_download(skill):
     assert AuditEvent.objects.filter(action="version.yank", version="1.2.0").exists()
 
 
+def test_yank_header_is_one_ascii_line_within_the_reason_limit(skill, monkeypatch):
+    import registry.api.skills
+
+    skill.post("/api/v1/skills/tool/versions/1.1.0/yank", {"reason": "bröken\n  on   arm"})
+    assert skill.get("/api/v1/skills/tool/versions/1.1.0/download")["X-Skill-Yanked"] == "br?ken on arm"
+    monkeypatch.setattr(registry.api.skills, "MAX_REASON_CHARS", 5)  # the limit is the named one
+    assert skill.get("/api/v1/skills/tool/versions/1.1.0/download")["X-Skill-Yanked"] == "br?ke"
+
+
 def test_unyank_brings_a_version_back_into_ranges(skill):
     assert skill.delete("/api/v1/skills/tool/versions/1.2.0/yank").status_code == 200
     assert skill.get("/api/v1/skills/tool/download", version="^1.0")["X-Skill-Version"] == "1.2.0"
