@@ -93,6 +93,16 @@ def test_client_package_never_imports_server_code() -> None:
     assert offenders == []
 
 
+def imported_modules(path: Path):
+    """(line, module) for each absolute import in a file; `from skillctl import x` as skillctl.x."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] if node.module != "skillctl" else [f"skillctl.{a.name}" for a in node.names]
+            yield from ((node.lineno, name) for name in names)
+
+
 # What each server package may import from the client (STYLE principle 8): the registry only the
 # pure format code; the catalog also routing's scoring (search); the worker also the sandbox (a
 # skill's own tests) and routing's offline manifest.
@@ -109,16 +119,9 @@ def test_server_imports_only_its_share_of_the_client(package: str) -> None:
     allowed = SERVER_MAY_IMPORT[package]
     offenders = []
     for path in (ROOT / package).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module] if node.module != "skillctl" else [f"skillctl.{a.name}" for a in node.names]
-            else:
-                continue
-            for name in names:
-                if name.split(".")[0] == "skillctl" and not name.startswith(tuple(a + "." for a in allowed) + allowed):
-                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+        for line, name in imported_modules(path):
+            if name.split(".")[0] == "skillctl" and not name.startswith(tuple(a + "." for a in allowed) + allowed):
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {name}")
     assert offenders == []
 
 
@@ -126,16 +129,9 @@ def test_the_format_package_imports_nothing_else_of_the_client() -> None:
     """The registry imports skillctl.format; so that is all it gets, transitively too."""
     offenders = []
     for path in (ROOT / "client" / "skillctl" / "format").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                modules = [node.module] if node.module != "skillctl" else [f"skillctl.{a.name}" for a in node.names]
-            else:
-                continue
-            for module in modules:
-                if module.split(".")[0] == "skillctl" and not module.startswith("skillctl.format"):
-                    offenders.append(f"{path.name}:{node.lineno}: {module}")
+        for line, module in imported_modules(path):
+            if module.split(".")[0] == "skillctl" and not module.startswith("skillctl.format"):
+                offenders.append(f"{path.name}:{line}: {module}")
     assert offenders == []
 
 

@@ -62,6 +62,17 @@ def wait_for_log(log: Path, text: str, seconds: float = 60) -> None:
         time.sleep(0.2)
 
 
+def stop_group(process: subprocess.Popen) -> None:
+    """Stop a worker and its pool (SIGTERM, then SIGKILL after 20 s)."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
 def wait_until_running(reg, name: str, check: str, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while status_of(reg, name, check) != "running":
@@ -99,11 +110,7 @@ def test_checks_run_on_a_celery_worker_and_survive_a_killed_worker(broker, tmp_p
         assert detail["checks"]["tests"]["result"] == "passed"
         assert all(c["status"] != "running" for c in detail["checks"].values())
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
+        stop_group(worker)
         reg.stop()
 
 
@@ -138,10 +145,5 @@ def test_a_worker_killed_outright_leaves_its_check_to_the_sweep_and_a_new_worker
         assert "checks.run" in second_log.read_text()
     finally:
         for worker in workers:
-            if worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                try:
-                    worker.wait(20)
-                except subprocess.TimeoutExpired:
-                    os.killpg(worker.pid, signal.SIGKILL)
+            stop_group(worker)
         reg.stop()
