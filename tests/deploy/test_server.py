@@ -179,6 +179,11 @@ def test_publishes_that_succeed_or_are_refused_leave_no_temp_files(server, tmp_p
             timeout=60,
         )
         assert response.status_code == status, response.text[:300]
+    # Under ASGI, Django closes (and so deletes) a request's upload files once the response is
+    # sent, which may be a moment after the client has read it.
+    deadline = time.monotonic() + 10
+    while list((data_dir / "uploads").iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert list((data_dir / "uploads").iterdir()) == []
     assert not list((data_dir / "archives").rglob("*.part"))
     assert list((data_dir / "archives").rglob("*.zip"))  # the accepted one is there
