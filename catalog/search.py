@@ -20,8 +20,10 @@ from skillctl.routing.weights import DEFAULT_WEIGHTS
 MAX_RESULTS = 500  # a search shows pages of these; nobody reads further
 _LOCK = threading.Lock()
 # A skill is a result when it matches lexically or its semantic evidence (1.5 x the centroid
-# cosine here: no per-query example vectors) reaches routing's floor for the skills after the best.
-SEMANTIC_FLOOR = DEFAULT_WEIGHTS.semantic.semantic_floor
+# cosine: no example vectors are stored) reaches this. Routing's semantic_floor (0.40) is too low
+# for a search box: over 1,000 corpus skills, gibberish ("asdkjh qweoiu") and lone words ("hello",
+# "the") reached 0.47, while queries meaning a skill scored 0.52-0.90 for it.
+SEMANTIC_FLOOR = 0.50
 
 
 @dataclass(frozen=True)
