@@ -1,37 +1,57 @@
-"""Catalog search ranked by what the user wants to do: the routing engine's lexical scoring
-over each skill's routing manifest (the manifest check's, else one built from its summary), so
-"rotate the pages of a pdf" finds a PDF skill whose name says nothing of rotating."""
+"""Catalog search ranked by what the user wants to do: the routing engine's scoring over each
+skill's routing manifest (the manifest check's, else one built from its summary), so "rotate the
+pages of a pdf" finds a PDF skill whose name says nothing of rotating. With the semantic extra
+the manifest check also stores each version's centroid vector, and search ranks as semantic
+routing does (``rank_semantic``): "make my pictures smaller" finds an image-resizing skill.
+Vectors are only read here, never computed on a request (one query encode, ~5 ms, is)."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
+from skillctl.routing import semantic
 from skillctl.routing.manifests import build_offline, merge_registry
-from skillctl.routing.scoring import ScoringIndex, rank_lexical
+from skillctl.routing.scoring import Match, ScoringIndex, rank_lexical, rank_semantic
 from skillctl.routing.weights import DEFAULT_WEIGHTS
 
 MAX_RESULTS = 500  # a search shows pages of these; nobody reads further
 _LOCK = threading.Lock()
+# A skill is a result when it matches lexically or its semantic evidence (1.5 x the centroid
+# cosine: no example vectors are stored) reaches this. Routing's semantic_floor (0.40) is too low
+# for a search box: over 1,000 corpus skills, gibberish ("asdkjh qweoiu") and lone words ("hello",
+# "the") reached 0.47, while queries meaning a skill scored 0.52-0.90 for it.
+SEMANTIC_FLOOR = 0.50
 
 
-_INDEXES: OrderedDict[tuple, ScoringIndex] = OrderedDict()
+@dataclass(frozen=True)
+class Compiled:
+    """A candidate set's scoring index and, with semantic search, its centroids in index order
+    (a (n, 384) float32 matrix, zeros for a skill without a vector; None when none has one)."""
+
+    index: ScoringIndex
+    vectors: Any = None
+
+
+_INDEXES: OrderedDict[tuple, Compiled] = OrderedDict()
 INDEX_CACHE_SIZE = 8  # compiled indexes kept (a few visibility sets: anonymous, a few members)
 
 
-def _index(key: tuple, load) -> ScoringIndex:  # noqa: ANN001
-    """The compiled scoring index of the skills ``key`` names ((id, updated_at) pairs), reused
-    while none of them changed (building one for 1,000 skills takes ~0.25 s; scoring a query on
-    it ~1 ms). ``load()`` gives (skills, manifests) when it must be built."""
+def _index(key: tuple, load) -> Compiled:  # noqa: ANN001
+    """The compiled scoring index of the skills ``key`` names (semantic on, then (id, updated_at)
+    pairs), reused while none of them changed (building one for 1,000 skills takes ~0.25 s;
+    scoring a query on it ~1 ms). ``load()`` gives (skills, {id: (manifest, vector)})."""
     with _LOCK:
         if key in _INDEXES:
             _INDEXES.move_to_end(key)
             return _INDEXES[key]
-    skills, manifests = load()
+    skills, routing_of = load()
     by_id = {s.id: s for s in skills}
+    ids = [skill_id for skill_id, _ in key[1:]]
     routing = []
-    for skill_id, _ in key:
+    for skill_id in ids:
         skill = by_id[skill_id]
         offline = build_offline(
             name=skill.name,
@@ -39,33 +59,61 @@ def _index(key: tuple, load) -> ScoringIndex:  # noqa: ANN001
             category=skill.category,
             trigger_keywords=list(skill.tags or []),
         )
-        data = manifests.get(skill.id)
+        data = routing_of.get(skill.id, (None, None))[0]
         routing.append(merge_registry(offline, data) if data else offline)
-    index = ScoringIndex(routing)
+    vectors = [routing_of.get(i, (None, None))[1] for i in ids] if key[0] else []
+    compiled = Compiled(ScoringIndex(routing), _stacked(vectors))
     with _LOCK:
-        _INDEXES[key] = index
+        _INDEXES[key] = compiled
         while len(_INDEXES) > INDEX_CACHE_SIZE:
             _INDEXES.popitem(last=False)
-    return index
+    return compiled
 
 
-def rank(skills, manifests_of, q: str) -> list:  # noqa: ANN001
+def _stacked(vectors: list[bytes | memoryview | None]) -> Any:
+    """The centroids as one matrix (zeros where a skill has none or one of another size)."""
+    if not any(vectors):
+        return None
+    import numpy as np
+
+    matrix = np.zeros((len(vectors), 384), dtype=np.float32)
+    for row, raw in enumerate(vectors):
+        if raw and len(raw) == matrix.shape[1] * 4:
+            matrix[row] = np.frombuffer(bytes(raw), dtype=np.float32)
+    return matrix
+
+
+def _scores(compiled: Compiled, q: str) -> dict[str, float]:
+    """Skill name -> score of the skills the query finds (lexical or semantic evidence)."""
+    weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
+    if compiled.vectors is None:
+        return {m.name: m.score for m in rank_lexical(compiled.index, q, w=weights, gated=False)}
+    cosines = compiled.vectors @ semantic.encoder().encode_one(q)
+    matches = rank_semantic(compiled.index, q, cosines, gated=False, w=weights)
+    return {m.name: m.score for m in matches if _found(m)}
+
+
+def _found(match: Match) -> bool:
+    c = match.components
+    return c["lexical"] > 0 or c["bm25"] > 0 or c["evidence"] >= SEMANTIC_FLOOR
+
+
+def rank(skills, routing_of, q: str) -> list:  # noqa: ANN001
     """The skills of the queryset ``skills`` matching ``q``, best first (an exact or partial
     name match first of all). Per query only (id, name, updated_at) of the candidates is read,
     plus the rows that match; the index is built again only when a candidate changed (a publish,
-    a yank, a finished manifest check all touch the skill's updated_at)."""
+    a yank, a finished manifest check all touch the skill's updated_at). ``routing_of(skills)``
+    gives {id: (routing manifest or None, vector bytes or None)}."""
     rows = list(skills.values_list("id", "name", "updated_at")[: MAX_RESULTS * 4])
     if not rows:
         return []
-    key = tuple((skill_id, updated.timestamp()) for skill_id, _, updated in rows)
+    key = (semantic.available(), *((skill_id, updated.timestamp()) for skill_id, _, updated in rows))
 
     def load():  # noqa: ANN202
-        full = list(skills.filter(id__in=[skill_id for skill_id, _ in key]))
-        return full, manifests_of(full)
+        full = list(skills.filter(id__in=[skill_id for skill_id, _ in key[1:]]))
+        return full, routing_of(full)
 
-    index = _index(key, load)
-    weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
-    scores = {m.name: m.score for m in rank_lexical(index, q, w=weights, gated=False)}
+    scores = _scores(_index(key, load), q)
     lowered = q.strip().lower()
     for _, name, _ in rows:
         if lowered and lowered in name:

@@ -53,7 +53,7 @@ def browse(request):
     sort = request.GET.get("sort") or ("relevance" if q else "downloads")
     skills = selectors.skill_list_visible(actor=_actor(request), owner=owner, category=category)
     if q:
-        ranked = search.rank(skills, _manifests, q)
+        ranked = search.rank(skills, _routing, q)
         if sort in SORTS:
             ranked = sorted(ranked, key=lambda s: _sort_key(s, sort))
         results = ranked
@@ -84,15 +84,15 @@ def _sort_key(skill, sort: str):  # noqa: ANN001, ANN202
     }[sort]
 
 
-def _manifests(skills: list) -> dict[int, dict | None]:
-    """Each skill's default version's routing manifest (two narrow queries)."""
+def _routing(skills: list) -> dict[int, tuple[dict | None, bytes | memoryview | None]]:
+    """Each skill's default version's routing manifest and vector (two narrow queries)."""
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
     rows = (
         SkillVersion.objects.live()
         .filter(skill_id__in=list(latest))
-        .values_list("skill_id", "version", "routing_manifest")
+        .values_list("skill_id", "version", "routing_manifest", "routing_vector")
     )
-    return {sid: manifest for sid, version, manifest in rows if latest.get(sid) == version}
+    return {sid: (manifest, vector) for sid, version, manifest, vector in rows if latest.get(sid) == version}
 
 
 def _default_version(request, name: str) -> str:  # noqa: ANN001

@@ -155,6 +155,10 @@ class SkillVersion(models.Model):
     scan_verdict = models.CharField(max_length=16, blank=True)  # pass | review | warn | malicious
     test_result = models.CharField(max_length=16, blank=True)  # passed | failed | error | none
     routing_manifest = models.JSONField(null=True, blank=True)  # the manifest check's fields
+    # The manifest check's semantic centroid of routing_manifest (float32 bytes, normalised), for
+    # catalog search; None without the semantic extra. Encoding takes ~10 ms a skill, so never
+    # on a request: computed by the worker, stored here.
+    routing_vector = models.BinaryField(null=True, editable=False)
     checks_state = models.JSONField(default=dict, blank=True)  # {name: API shape}: the detail's `checks`
 
     objects = SkillVersionQuerySet.as_manager()

@@ -66,7 +66,9 @@ def check_start(*, version_id: int, name: str) -> VersionCheck | None:
 
 
 @transaction.atomic
-def check_finish(*, check: VersionCheck, result: dict) -> None:
+def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | None = None) -> None:
+    """``routing_vector``: the manifest check's semantic centroid (the worker computes it; None
+    without the semantic extra), stored next to the routing manifest it was made from."""
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
     check.save(update_fields=["status", "result", "finished_at", "updated_at"])
     _state_save(check)
@@ -77,7 +79,8 @@ def check_finish(*, check: VersionCheck, result: dict) -> None:
         fields = {"test_result": str(result.get("result", ""))}
     else:
         fields = {
-            "routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")}
+            "routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")},
+            "routing_vector": routing_vector,
         }
     # Only this check's column: the other checks of the version finish in parallel.
     SkillVersion.objects.filter(id=check.version_id).update(**fields)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from registry import services
 from registry.access import Actor
 from registry.models import SkillVersion, VersionCheck
+from skillctl.routing import semantic
 from tests.registry.conftest import _isolated, alice, make_user, make_zip, upload  # noqa: F401 - fixtures
 from worker.celery import app
 from worker.engines.tests import CAPS
@@ -123,3 +124,31 @@ def test_an_engine_failure_is_the_checks_error_and_never_retried(version):
     retry.assert_not_called()
     check = VersionCheck.objects.get(version=version, name="scan")
     assert check.status == "error" and check.error == "ValueError: bad input" and check.attempts == 1
+
+
+def test_the_manifest_check_stores_the_skills_semantic_centroid(version):
+    if not semantic.available():
+        pytest.skip("the semantic extra is not installed")
+    import numpy as np
+
+    assert run_check.apply(args=(version.id, "manifest")).get() == "done"
+    version.refresh_from_db()
+    stored = bytes(version.routing_vector)
+    assert len(stored) == 384 * 4
+    expected = semantic.centroid(semantic.encoder().encode(semantic.centroid_texts(routing_of(version))))
+    assert np.allclose(np.frombuffer(stored, dtype=np.float32), expected, atol=1e-6)
+
+
+def test_without_semantic_the_manifest_check_stores_no_vector(version, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_SEMANTIC", "0")
+    assert run_check.apply(args=(version.id, "manifest")).get() == "done"
+    version.refresh_from_db()
+    assert version.routing_manifest is not None and version.routing_vector is None
+
+
+def routing_of(version: SkillVersion):
+    """The routing manifest the client would build for this version (its manifest check's)."""
+    from skillctl.routing.manifests import build_offline, merge_registry
+
+    offline = build_offline(name=version.skill.name, description=version.skill.description)
+    return merge_registry(offline, version.routing_manifest)

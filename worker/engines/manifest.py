@@ -25,6 +25,8 @@ import httpx
 import jsonschema
 
 from skillctl.format import Manifest, load_archive
+from skillctl.routing import semantic
+from skillctl.routing.manifests import from_skill, merge_registry
 from worker.engines.offline_manifest import offline_manifest
 
 PROMPT_VERSION = 1  # part of the cache key: a new prompt must not serve answers to the old one
@@ -121,6 +123,19 @@ def generate_manifest(
     if cache is not None:
         cache.set(key, result, CACHE_SECONDS)
     return result
+
+
+def routing_vector(*, archive: bytes, result: Mapping[str, Any]) -> bytes | None:
+    """The float32 bytes of the skill's semantic centroid, made as the client makes it (its
+    routing manifest merged with this check's ``result``); None without the semantic extra."""
+    if not semantic.available():
+        return None
+    report = load_archive(archive)
+    if report.manifest is None:
+        return None
+    routing = merge_registry(from_skill(report.manifest, report.body), dict(result))
+    vectors = semantic.encoder().encode(semantic.centroid_texts(routing))
+    return bytes(semantic.centroid(vectors).tobytes())
 
 
 def llm_manifest(

@@ -1,0 +1,61 @@
+"""Catalog search with the semantic extra (catalog/search.py): a query that shares no word with a
+skill but means it finds it through the manifest check's stored centroid; without semantic,
+search is lexical exactly as before."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from registry.models import SkillVersion
+from skillctl.routing import semantic
+from worker.tasks import run_check_now
+
+pytestmark = pytest.mark.skipif(not semantic.available(), reason="the semantic extra is not installed")
+RESIZE = "Resize, crop and compress images (PNG, JPEG, WebP) to reduce file size."
+QUERY = "make my pictures smaller"  # not one word of it in the skill's name, description or manifest
+
+
+@pytest.fixture
+def skills(publish) -> None:
+    """Three skills, each with its manifest check finished as the worker finishes it."""
+    publish("image-resize", description=RESIZE)
+    publish("pdf-tools", description="Rotate, merge and split the pages of PDF files.")
+    publish("k8s-deploy", description="Deploy services to Kubernetes clusters.")
+    for version in SkillVersion.objects.all():
+        assert run_check_now(version.id, "manifest") == "done"
+
+
+def search(q: str) -> str:
+    return Client().get("/skills", {"q": q}).content.decode()
+
+
+def test_a_query_meaning_a_skill_finds_it_without_sharing_a_word(skills):
+    manifest = SkillVersion.objects.get(skill__name="image-resize").routing_manifest
+    assert not {"pictures", "picture", "smaller", "small"} & set(str(manifest).lower().replace(",", " ").split())
+    page = search(QUERY)
+    assert "image-resize" in page and "pdf-tools" not in page and "k8s-deploy" not in page
+
+
+def test_without_semantic_the_same_query_finds_nothing(skills, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_SEMANTIC", "0")
+    page = search(QUERY)
+    assert "image-resize" not in page and "No skill matches" in page
+
+
+def test_a_nonsense_query_still_matches_nothing(skills):
+    for q in ("qwxz flurb zzzt", "bake sourdough bread"):
+        page = search(q)
+        assert "No skill matches" in page and "browse every skill" in page
+
+
+def found(page: str) -> list[str]:
+    """The skills a results page lists, in order."""
+    return list(dict.fromkeys(re.findall(r'href="/skills/([a-z0-9-]+)"', page)))
+
+
+def test_lexical_and_name_matches_still_rank_first(skills):
+    assert found(search("rotate the pages of a pdf"))[0] == "pdf-tools"
+    assert found(search("k8s-deploy"))[0] == "k8s-deploy"
