@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import httpx
 
@@ -70,12 +71,59 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def timed(client: httpx.Client, url: str, runs: int) -> tuple[float, float, int]:
-    client.get(url)  # warm
+# Distinct searches, each new to the server (no query vector kept from an earlier request).
+FRESH_QUERIES = [
+    "resize images for the web",
+    "write release notes",
+    "debug a failing test",
+    "draft an email to my team",
+    "convert markdown to pdf",
+    "deploy to kubernetes",
+    "review my pull request",
+    "summarise a meeting",
+    "create a slide deck",
+    "query a postgres database",
+    "scrape a website",
+    "translate a document",
+    "make a spreadsheet chart",
+    "set up a github action",
+    "write unit tests",
+    "plan a trip",
+    "analyse a csv file",
+    "design a logo",
+    "fix a security issue",
+    "search my notes",
+    "generate an image",
+    "transcribe audio",
+    "write a blog post",
+    "refactor python code",
+    "book a meeting room",
+    "check the weather",
+    "send a slack message",
+    "track expenses",
+    "build a react component",
+    "optimise sql queries",
+    "write a cover letter",
+    "monitor server logs",
+    "create a docker image",
+    "edit a video",
+    "read a pdf invoice",
+    "manage my calendar",
+    "write a technical spec",
+    "brainstorm product ideas",
+    "learn a new language",
+    "back up my files",
+]
+
+
+def timed(client: httpx.Client, url: str | list[str], runs: int) -> tuple[float, float, int]:
+    urls = url if isinstance(url, list) else [url]
+    if len(urls) == 1:
+        client.get(urls[0])  # warm
     times, size = [], 0
-    for _ in range(runs):
+    for i in range(runs):
         start = time.perf_counter()
-        response = client.get(url)
+        response = client.get(urls[i % len(urls)])
         times.append((time.perf_counter() - start) * 1000)
         size = len(response.content)
         assert response.status_code == 200, (url, response.status_code)
@@ -148,11 +196,18 @@ def main() -> None:
                 pairs = [
                     ("list", "/skills", "/api/v1/skills"),
                     ("search 'rotate pdf pages'", "/skills?q=rotate+pdf+pages", "/api/v1/skills?q=pdf"),
+                    (
+                        "search, a new query each",
+                        [f"/skills?q={quote_plus(q)}" for q in FRESH_QUERIES],
+                        [f"/api/v1/skills?q={quote_plus(q.split()[-1])}" for q in FRESH_QUERIES],
+                    ),
                     (f"skill page ({name})", f"/skills/{name}", f"/api/v1/skills/{name}"),
                 ]
                 for label, page, api in pairs:
-                    p50, p95, size = timed(client, url + page, args.requests)
-                    a50, a95, _ = timed(client, url + api, args.requests)
+                    pages = [url + p for p in page] if isinstance(page, list) else url + page
+                    apis = [url + a for a in api] if isinstance(api, list) else url + api
+                    p50, p95, size = timed(client, pages, args.requests)
+                    a50, a95, _ = timed(client, apis, args.requests)
                     print(
                         f"{label[:28]:28} {p50:8.1f}/{p95:<8.1f} {a50:7.1f}/{a95:<7.1f} {p50 / a50:9.2f}x "
                         f"{(size + css) / 1024:7.1f}"

@@ -7,10 +7,12 @@ Vectors are only read here, never computed on a request (one query encode, ~5 ms
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 from skillctl.routing import semantic
 from skillctl.routing.manifests import build_offline, merge_registry
@@ -24,6 +26,9 @@ _LOCK = threading.Lock()
 # for a search box: over 1,000 corpus skills, gibberish ("asdkjh qweoiu") and lone words ("hello",
 # "the") reached 0.47, while queries meaning a skill scored 0.52-0.90 for it.
 SEMANTIC_FLOOR = 0.50
+# Skills scored in full for their meaning (every lexical match is scored too): scoring all of
+# 1,000 costs ~10 ms a query; more than this many above the floor are weak matches anyway.
+SEMANTIC_CANDIDATES = 100
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,18 @@ def _scores(compiled: Compiled, q: str) -> dict[str, float]:
     weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
     if compiled.vectors is None:
         return {m.name: m.score for m in rank_lexical(compiled.index, q, w=weights, gated=False)}
-    cosines = compiled.vectors @ semantic.encoder().encode_one(q)
-    matches = rank_semantic(compiled.index, q, cosines, gated=False, w=weights)
+    cosines = compiled.vectors @ _query_vector(q)
+    matches = rank_semantic(compiled.index, q, cosines, gated=False, w=weights, candidates=SEMANTIC_CANDIDATES)
     return {m.name: m.score for m in matches if _found(m)}
+
+
+@functools.lru_cache(maxsize=512)
+def _query_vector(q: str) -> Any:
+    """The query's vector (one encode, ~5 ms), kept for the pages, sorts and filters of the same
+    search that follow it."""
+    vector = semantic.encoder().encode_one(q)
+    vector.setflags(write=False)  # shared between requests
+    return vector
 
 
 def _found(match: Match) -> bool:
@@ -98,16 +112,38 @@ def _found(match: Match) -> bool:
     return c["lexical"] > 0 or c["bm25"] > 0 or c["evidence"] >= SEMANTIC_FLOOR
 
 
-def rank(skills, routing_of, q: str) -> list:  # noqa: ANN001
+class Ranked(Sequence):
+    """Search results in order, loading only the rows a page shows (a query may find hundreds;
+    a page shows twenty). ``Paginator`` takes it like a list."""
+
+    def __init__(self, skills, names: list[str]) -> None:  # noqa: ANN001
+        self.skills, self.names = skills, names
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list: ...
+    def __getitem__(self, index):  # noqa: ANN001, ANN204
+        names = [self.names[index]] if isinstance(index, int) else self.names[index]
+        by_name = {skill.name: skill for skill in self.skills.filter(name__in=names)}
+        loaded = [by_name[name] for name in names if name in by_name]
+        return loaded[0] if isinstance(index, int) else loaded
+
+
+def rank(skills, routing_of, q: str, sort: str = "relevance") -> Ranked:  # noqa: ANN001
     """The skills of the queryset ``skills`` matching ``q``, best first (an exact or partial
-    name match first of all). Per query only (id, name, updated_at) of the candidates is read,
-    plus the rows that match; the index is built again only when a candidate changed (a publish,
-    a yank, a finished manifest check all touch the skill's updated_at). ``routing_of(skills)``
-    gives {id: (routing manifest or None, vector bytes or None)}."""
-    rows = list(skills.values_list("id", "name", "updated_at")[: MAX_RESULTS * 4])
+    name match first of all), or by ``sort`` (downloads, updated, name). Per query only (id,
+    name, updated_at, downloads) of the candidates is read, then the rows a page shows; the
+    index is built again only when a candidate changed (a publish, a yank, a finished manifest
+    check all touch the skill's updated_at). ``routing_of(skills)`` gives {id: (routing
+    manifest or None, vector bytes or None)}."""
+    rows = list(skills.values_list("id", "name", "updated_at", "downloads")[: MAX_RESULTS * 4])
     if not rows:
-        return []
-    key = (semantic.available(), *((skill_id, updated.timestamp()) for skill_id, _, updated in rows))
+        return Ranked(skills, [])
+    key = (semantic.available(), *((skill_id, updated.timestamp()) for skill_id, _, updated, _ in rows))
 
     def load():  # noqa: ANN202
         full = list(skills.filter(id__in=[skill_id for skill_id, _ in key[1:]]))
@@ -115,8 +151,15 @@ def rank(skills, routing_of, q: str) -> list:  # noqa: ANN001
 
     scores = _scores(_index(key, load), q)
     lowered = q.strip().lower()
-    for _, name, _ in rows:
+    for _, name, _, _ in rows:
         if lowered and lowered in name:
             scores[name] = scores.get(name, 0) + (100 if name == lowered else 10)
-    found = list(skills.filter(name__in=[name for name, score in scores.items() if score > 0]))
-    return sorted(found, key=lambda s: (-scores[s.name], -s.downloads, s.name))
+    found = [row for row in rows if scores.get(row[1], 0) > 0]
+    orders = {
+        "relevance": lambda row: (-scores[row[1]], -row[3], row[1]),
+        "downloads": lambda row: (-row[3], row[1]),
+        "updated": lambda row: (-row[2].timestamp(), row[1]),
+        "name": lambda row: (row[1],),
+    }
+    found.sort(key=orders.get(sort, orders["relevance"]))
+    return Ranked(skills, [row[1] for row in found])

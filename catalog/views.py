@@ -53,10 +53,7 @@ def browse(request):
     sort = request.GET.get("sort") or ("relevance" if q else "downloads")
     skills = selectors.skill_list_visible(actor=_actor(request), owner=owner, category=category)
     if q:
-        ranked = search.rank(skills, _routing, q)
-        if sort in SORTS:
-            ranked = sorted(ranked, key=lambda s: _sort_key(s, sort))
-        results = ranked
+        results = search.rank(skills, _routing, q, sort=sort)
     else:
         results = skills.order_by(*SORTS.get(sort, SORTS["downloads"]))
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -74,14 +71,6 @@ def browse(request):
             "sorts": ["relevance", *SORTS] if q else list(SORTS),
         },
     )
-
-
-def _sort_key(skill, sort: str):  # noqa: ANN001, ANN202
-    return {
-        "downloads": (-skill.downloads, skill.name),
-        "updated": (-skill.updated_at.timestamp(), skill.name),
-        "name": (skill.name,),
-    }[sort]
 
 
 def _routing(skills: list) -> dict[int, tuple[dict | None, bytes | memoryview | None]]:

@@ -297,6 +297,7 @@ def rank_semantic(
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
     gated: bool = True,
+    candidates: int | None = None,
 ) -> list[Match]:
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
@@ -309,13 +310,17 @@ def rank_semantic(
     + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
     capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the
     skills after it need ``semantic_floor``. ``gated=False``: the best few, gate and floor unapplied.
+    ``candidates``: how many skills with the best semantic evidence are scored in full (default
+    ``4 * limit``); every skill the message touches lexically is scored too. A search that wants
+    many results (a large ``limit``) but few semantic ones passes a small number here.
     """
     sem = w.semantic
     hits = lexical_hits(index, message, w.lexical)
     bm25 = index.bm25_scores(terms(message), w.lexical)
     best = examples if examples is not None else cosines
     white = whitened if whitened is not None and sem.whitened_weight else None
-    order = _candidates(cosines, best, white, sem, w.limit * 4) + sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
+    wanted = w.limit * 4 if candidates is None else candidates
+    order = _candidates(cosines, best, white, sem, wanted) + sorted(bm25, key=lambda i: -bm25[i])[: w.limit]
     matches = [
         _semantic_match(
             index.names[i],
