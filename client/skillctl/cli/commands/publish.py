@@ -144,7 +144,9 @@ def _prepare(source: Path, workdir: Path, *, version: str | None, bump: str | No
     report = _validated(source_for_pack)
     name, version = report.name, _checked_version(report, None if bump else version)
     archive = _archive_for(source_for_pack, workdir, name)
-    sha256, size = _digest(archive)
+    from skillctl.installer.cache import sha256_file
+
+    sha256, size = sha256_file(archive), archive.stat().st_size
     return Prepared(source, name, version, archive, sha256, size, len(report.files), bumped_from)
 
 
@@ -229,18 +231,8 @@ def publish(
             raise UsageError(
                 "--version names one version; with --all each skill's SKILL.md says", code="publish.all_version"
             )
-        return _publish_all(
-            app,
-            source,
-            registry_name,
-            bump=bump,
-            changelog=_changelog(changelog),
-            tags=tags,
-            dry_run=dry_run,
-            owner=owner,
-            private=private,
-            as_json=as_json,
-        )
+        options = BatchOptions(bump, _changelog(changelog), tags, dry_run, owner, private)
+        return _publish_all(app, source, registry_name, options, as_json=as_json)
     if source.is_file() and not source.name.endswith(ARCHIVE_SUFFIXES):
         raise UsageError(
             f"{source} is neither a folder nor an archive",
@@ -305,19 +297,19 @@ def _report_dry_run(prepared: list[Prepared], reg, as_json: bool) -> int:
 # --- publish --all --------------------------------------------------------------------------------
 
 
-def _publish_all(
-    app: App,
-    root: Path,
-    registry_name: str | None,
-    *,
-    bump: str | None,
-    changelog: str,
-    tags: tuple[str, ...],
-    dry_run: bool,
-    owner: str | None,
-    private: bool,
-    as_json: bool,
-) -> int:
+@dataclass(frozen=True)
+class BatchOptions:
+    """What `publish --all` does with each skill it finds."""
+
+    bump: str | None
+    changelog: str
+    tags: tuple[str, ...]
+    dry_run: bool
+    owner: str | None
+    private: bool
+
+
+def _publish_all(app: App, root: Path, registry_name: str | None, options: BatchOptions, *, as_json: bool) -> int:
     """Every skill under ``root``: unchanged ones are skipped, changed ones published (bumped
     with --bump when their version is already taken), each failure reported, none stopping the rest."""
     from skillctl.discovery import scan_tree
@@ -341,22 +333,10 @@ def _publish_all(
         for i, folder in enumerate(folders):
             work = Path(tmp) / str(i)
             work.mkdir()
-            results.append(
-                _publish_one(
-                    client,
-                    folder,
-                    work,
-                    bump=bump,
-                    changelog=changelog,
-                    tags=tags,
-                    dry_run=dry_run,
-                    owner=owner,
-                    private=private,
-                )
-            )
+            results.append(_publish_one(client, folder, work, options))
     failed = [r for r in results if r["action"] == "failed"]
     if as_json:
-        console.out_json({"registry": reg.name, "dry_run": dry_run, "skills": results})
+        console.out_json({"registry": reg.name, "dry_run": options.dry_run, "skills": results})
     else:
         rows = [[r["name"] or r["source"], r.get("version") or "", r["action"], r.get("reason", "")] for r in results]
         console.table(["skill", "version", "action", "why"], rows)
@@ -367,18 +347,7 @@ def _publish_all(
     return 1 if failed else 0
 
 
-def _publish_one(
-    client,
-    folder: Path,
-    work: Path,
-    *,
-    bump: str | None,
-    changelog: str,
-    tags: tuple[str, ...],
-    dry_run: bool,
-    owner: str | None,
-    private: bool,
-) -> dict:
+def _publish_one(client, folder: Path, work: Path, options: BatchOptions) -> dict:  # noqa: ANN001
     from skillctl.registry_client import RegistryError
 
     out = {"source": str(folder), "name": "", "version": ""}
@@ -395,31 +364,27 @@ def _publish_one(
         if same is not None and same.get("sha256") == prepared.sha256:
             return {**out, "action": "unchanged"}
         if same is not None:
-            if not bump:
+            if not options.bump:
                 return {
                     **out,
                     "action": "failed",
                     "reason": f"changed since {prepared.version} was published; pass --bump",
                 }
-            prepared = _prepare(folder, work / "bumped", version=None, bump=bump, dry_run=dry_run)
+            prepared = _prepare(folder, work / "bumped", version=None, bump=options.bump, dry_run=options.dry_run)
             out.update(version=prepared.version, bumped_from=prepared.bumped_from)
-        if dry_run:
+        if options.dry_run:
             return {**out, "action": "would-publish", "sha256": prepared.sha256}
-        result = _upload(client, prepared, owner=owner, private=private, changelog=changelog, tags=tags)
+        result = _upload(
+            client,
+            prepared,
+            owner=options.owner,
+            private=options.private,
+            changelog=options.changelog,
+            tags=options.tags,
+        )
         return {**out, "action": "published" if result.get("created", True) else "unchanged", "sha256": prepared.sha256}
     except SkillctlError as exc:
         return {**out, "action": "failed", "reason": exc.message.splitlines()[0], "error": exc.code}
-
-
-def _digest(path: Path) -> tuple[str, int]:
-    import hashlib
-
-    digest, size = hashlib.sha256(), 0
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            digest.update(chunk)
-            size += len(chunk)
-    return digest.hexdigest(), size
 
 
 def _check_sha(result: dict, sha256: str) -> None:
