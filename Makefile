@@ -13,7 +13,7 @@ help:
 	@echo "make run            start the registry (catalog, API, worker) with demo skills"
 	@echo "make test           provision what is missing and run every check and test"
 	@echo "make lint           ruff format --check and ruff check"
-	@echo "make typecheck      mypy on client/skillctl and registry"
+	@echo "make typecheck      mypy on client/skillctl and the server apps"
 	@echo "make venv           create or update .venv/ with every extra"
 	@echo "make provision      install what the services need (PostgreSQL, Redis, Docker, Chromium)"
 	@echo "make services       start PostgreSQL, Redis and dockerd on loopback"
@@ -61,7 +61,7 @@ bench: venv
 # Two runs, one per tree; PYTHONPATH makes Django's settings (for django-stubs) this checkout's.
 typecheck: venv
 	PYTHONPATH=client:. $(VENV)/bin/mypy client/skillctl
-	DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. $(VENV)/bin/mypy registry
+	DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. $(VENV)/bin/mypy registry catalog worker skillyard
 
 clean:
 	rm -rf $(VENV) .data

@@ -221,8 +221,8 @@ def _read_member(sv: SkillVersion, path: str) -> bytes | None:
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
         for member in archive.getmembers():
             if member.isfile() and member.name.removeprefix("./") == wanted:
-                handle = archive.extractfile(member)
-                return handle.read() if handle else None
+                extracted = archive.extractfile(member)
+                return extracted.read() if extracted else None
     return None
 
 

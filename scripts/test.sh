@@ -26,8 +26,8 @@ run_pytest() {
     { echo "test.sh: lint failed (run \`.venv/bin/ruff check --fix ...\` for the fixable ones)" >&2; exit 1; }
   PYTHONPATH=client:. .venv/bin/mypy client/skillctl ||
     { echo "test.sh: mypy found errors in client/skillctl" >&2; exit 1; }
-  DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. .venv/bin/mypy registry ||
-    { echo "test.sh: mypy found errors in registry" >&2; exit 1; }
+  DJANGO_SETTINGS_MODULE=skillyard.settings PYTHONPATH=client:. .venv/bin/mypy registry catalog worker skillyard ||
+    { echo "test.sh: mypy found errors in the server apps" >&2; exit 1; }
 }
 
 echo "== all tests (SQLite, filesystem storage)"

@@ -10,7 +10,7 @@ database, no network.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 
 from skillctl.format import Manifest
 from skillctl.routing.manifests import GENERIC_NAME_WORDS, headings, offline_phrases, split_negative
@@ -102,8 +102,8 @@ def category_of(manifest: Manifest, positive: str) -> str:
 
 def keywords_of(name: str, positive: str, heads: list[str], queries: list[str]) -> list[str]:
     """Content words by weight (name 6, description 2, headings and queries 1), as written."""
-    weights: Counter = Counter()
-    surface: dict[str, Counter] = {}
+    weights: defaultdict[str, float] = defaultdict(float)
+    surface: dict[str, Counter[str]] = {}
 
     def add(text: str, weight: float) -> None:
         for word in words(text):
