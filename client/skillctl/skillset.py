@@ -181,13 +181,28 @@ class SkillSet:
         when anything changed. Running sessions keep their snapshot."""
         with self._reload_lock:
             located = discovery.locate(self.roots)
+            if self.index.still_current(located):
+                return False
             index = load_index(located, roots=self.roots, semantic=self.semantic)
             before = [(e.name, e.path, e.digest) for e in self.index.entries]
             if before == [(e.name, e.path, e.digest) for e in index.entries]:
+                # The same skills: the routers built on this index stay; it is now as fresh.
+                self.index.sources, self.index.loaded_ns = index.sources, index.loaded_ns
                 return False
             self.index = index
             self._parsed, self._router, self._offered, self._installed = {}, None, None, None
             return True
+
+    def refresh(self) -> None:
+        """Catch up with the skill folders (:meth:`reload`) and with this machine: the gates
+        (env, binaries, config) are checked again, and the router is kept while the offered
+        skills stay the same (what a long-lived process routing many messages wants)."""
+        if self.reload():
+            return
+        index = self.index
+        offered = [e for e in index.entries if not self.why_not_offered(e)]
+        if [e.name for e in offered] != [e.name for e in self._offered or ()]:
+            self._offered, self._router = offered, None
 
     def watch(self, *, debounce_ms: int | None = None, on_reload=None):
         """Reload whenever the skill folders change, in a background thread, until ``stop()`` or

@@ -131,3 +131,68 @@ def test_a_malformed_event_is_reported_by_the_helper_without_killing_it(project)
     result = hook("{not json")
     assert result.returncode == 0 and result.stdout == "" and "not JSON" in result.stderr
     assert hook_server.ask(event(project)) is not None
+
+
+# --- the helper's skill sets, kept between prompts (in process) ------------------------------
+
+
+def kept_output(kept, project: Path, prompt: str) -> str:
+    from skillctl.cli.app import App
+    from skillctl.cli.commands.hook import _event_output
+
+    return _event_output(App(), event(project, prompt), kept)
+
+
+def test_a_kept_skill_set_keeps_its_router_while_nothing_changes(project, monkeypatch):
+    from skillctl.cli.app import App
+    from skillctl.cli.commands.hook import _KeptSkillSets
+
+    monkeypatch.setenv("HOME", str(project.parent / "user"))
+    kept = _KeptSkillSets()
+    assert "pdf-tools" in kept_output(kept, project, "merge these pdf files and fill the pdf forms")
+    skills = kept.get(App(), project)
+    router = skills.router()
+    assert "pdf-tools" in kept_output(kept, project, "extract the text from this pdf file and merge it")
+    assert kept.get(App(), project) is skills and skills.router() is router  # nothing rebuilt
+
+
+def test_a_kept_skill_set_sees_a_binary_installed_after_it_was_made(project, monkeypatch):
+    from skillctl.cli.commands.hook import _KeptSkillSets
+
+    bin_dir = project.parent / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(project.parent / "user"))
+    folder = project / ".agents" / "skills" / "k8s-deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters with kubectl and helm.\n"
+        "requires:\n  bins: [skyhook-kubectl]\n---\n# k8s\n"
+    )
+    kept = _KeptSkillSets()
+    prompt = "deploy the services to our kubernetes clusters with helm and kubectl"
+    assert "k8s-deploy" not in kept_output(kept, project, prompt)  # its binary is missing here
+    tool = bin_dir / "skyhook-kubectl"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    assert "k8s-deploy" in kept_output(kept, project, prompt)  # same PATH, the gate checked again
+
+
+def test_kept_skill_sets_are_one_per_environment_and_config_and_few(project, monkeypatch, tmp_path):
+    from skillctl.cli.app import App
+    from skillctl.cli.commands.hook import _KeptSkillSets
+
+    monkeypatch.setenv("HOME", str(project.parent / "user"))
+    kept = _KeptSkillSets(size=2)
+    first = kept.get(App(), project)
+    monkeypatch.setenv("WEATHER_API_KEY", "x")
+    second = kept.get(App(), project)
+    assert second is not first  # the gates read the environment
+    config = Path(os.environ["SKILLYARD_HOME"]) / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('skill_dirs = ["/nowhere"]\n')
+    assert kept.get(App(), project) is not second  # ... and the config
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    kept.get(App(), other)
+    assert len(kept._sets) == 2  # the least recently used one is dropped

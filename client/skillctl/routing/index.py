@@ -79,6 +79,22 @@ class RoutingIndex:
     entries: list[Entry] = field(default_factory=list)  # kept entries, precedence resolved
     collisions: list[Collision] = field(default_factory=list)
     model: str | None = None
+    # Every located folder as it was when loaded, (scope, path, fingerprint), and when: what
+    # :meth:`still_current` compares (None: not loaded from folders).
+    sources: list[tuple[str, str, list[int] | None]] | None = None
+    loaded_ns: int = 0
+
+    def still_current(self, located: Sequence[tuple[str, Path]]) -> bool:
+        """Do the located folders still hold what this index was loaded from? One stat per
+        skill and no read of the index file: what a long-lived process (the hook's helper)
+        asks before reloading. An edit within :data:`RACY_WINDOW_NS` before the load may have
+        kept its fingerprint, so such a folder always means "reload" (which compares digests)."""
+        if self.sources is None or len(located) != len(self.sources):
+            return False
+        registry = registry_mtimes()
+        now = [(scope, str(folder), fingerprint(folder, registry)) for scope, folder in located]
+        settled = self.loaded_ns - RACY_WINDOW_NS
+        return now == self.sources and all(fp is None or fp[0] < settled for _, _, fp in now)
 
     def vectors(self):
         """``semantic.SkillVectors`` (centroids + synthetic-query vectors) in entry order, or
@@ -227,13 +243,16 @@ def load_index(
     """The index of the located skills, re-parsing only what changed since the last run."""
     from skillctl.routing import semantic as sem
 
+    loaded_ns = time.time_ns()
     path = index_path(roots)
     stored, written_ns = ({}, 0) if rebuild else _read(path)
     entries, changed = [], rebuild or len(stored) != len(located)
     registry = registry_mtimes()
     racy_until = 0
+    sources: list[tuple[str, str, list[int] | None]] = []
     for scope, folder in located:
         fp = fingerprint(folder, registry)
+        sources.append((scope, str(folder), fp))
         old = stored.get(str(folder))
         if old is not None and fp is not None and _unchanged(old, scope, fp, written_ns):
             entries.append(Entry.from_dict(old))
@@ -253,7 +272,9 @@ def load_index(
             add_vectors(entries, sem.encoder())
             _write_vectors(path, entries, sem.MODEL_ID)
     keep, collisions = resolve_collisions([(e.name, Path(e.path)) for e in entries])
-    return RoutingIndex([entries[i] for i in keep], collisions, sem.MODEL_ID if semantic else None)
+    return RoutingIndex(
+        [entries[i] for i in keep], collisions, sem.MODEL_ID if semantic else None, sources=sources, loaded_ns=loaded_ns
+    )
 
 
 def add_vectors(entries: Sequence[Entry], encoder) -> None:

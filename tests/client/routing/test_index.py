@@ -92,3 +92,49 @@ def test_an_old_skill_md_is_trusted_by_its_fingerprint(tmp_path, monkeypatch):
     skill_md.write_text(skill_md.read_text().replace("Bake sourdough bread.", "Tuning guitar strings"))
     os.utime(skill_md, ns=(old, old))  # same size, same mtime: only a digest would tell
     assert [m.name for m in SkillSet.from_dir(tmp_path / "s", semantic=False).route("bake sourdough bread")] == ["a"]
+
+
+def _aged(skill_md, by_ns: int) -> None:
+    import os
+
+    old = os.stat(skill_md).st_mtime_ns - by_ns
+    os.utime(skill_md, ns=(old, old))
+
+
+def test_reload_of_unchanged_settled_folders_does_not_read_the_index(tmp_path, monkeypatch):
+    """The hook's helper reloads before every prompt: with nothing changed that is a stat per
+    skill, not a read of the index file."""
+    from skillctl.routing import index as routing_index
+    from skillctl.routing.index import RACY_WINDOW_NS
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    for name in ("a", "b"):
+        _write_skill(tmp_path / "s", name, f"Skill {name} bakes sourdough bread.")
+        _aged(tmp_path / "s" / name / "SKILL.md", 10 * RACY_WINDOW_NS)
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
+    router = skills.router()
+    reads = []
+    monkeypatch.setattr(routing_index, "_read", lambda path: reads.append(path) or ({}, 0))
+    assert skills.reload() is False and reads == [] and skills.router() is router
+
+
+def test_reload_sees_an_edit_a_new_and_a_removed_skill_and_a_fresh_edit_is_read(tmp_path, monkeypatch):
+    import shutil
+
+    from skillctl.routing.index import RACY_WINDOW_NS
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    root = tmp_path / "s"
+    _write_skill(root, "a", "Bake sourdough bread.")
+    _aged(root / "a" / "SKILL.md", 10 * RACY_WINDOW_NS)
+    skills = SkillSet.from_dir(root, semantic=False)
+    located = [("dir", root / "a")]
+    assert skills.index.still_current(located)
+    _write_skill(root, "a", "Tune guitar strings by ear.")  # edited now: a new mtime and size
+    assert not skills.index.still_current(located)
+    assert skills.reload() and [m.name for m in skills.route("tune guitar strings by ear")] == ["a"]
+    assert not skills.index.still_current(located)  # edited within the racy window: never trusted
+    _write_skill(root, "b", "Plan hiking trips in the alps.")
+    assert skills.reload() and skills.names == ["a", "b"]
+    shutil.rmtree(root / "b")
+    assert skills.reload() and skills.names == ["a"]

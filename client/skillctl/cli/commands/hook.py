@@ -7,11 +7,16 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from skillctl import console
 from skillctl.cli.app import App, json_option, pass_app
+
+if TYPE_CHECKING:
+    from skillctl.config import Config
+    from skillctl.skillset import SkillSet
 
 
 @click.group(invoke_without_command=True)
@@ -89,18 +94,20 @@ def serve(idle: float | None, as_json: bool) -> int:
     seconds = (
         idle if idle is not None else float(os.environ.get("SKILLYARD_HOOK_IDLE_SECONDS", hook_server.IDLE_SECONDS))
     )
-    return hook_server.serve(lambda text: _event_output(App(), text), idle_seconds=seconds)
+    kept = _KeptSkillSets()
+    return hook_server.serve(lambda text: _event_output(App(), text, kept), idle_seconds=seconds)
 
 
-def _event_output(app: App, text: str) -> str:
-    """What the hook prints for one event: Claude Code's JSON, or "" when no skill is needed."""
+def _event_output(app: App, text: str, kept: _KeptSkillSets | None = None) -> str:
+    """What the hook prints for one event: Claude Code's JSON, or "" when no skill is needed.
+    ``kept``: the helper's skill sets from earlier prompts (None: read the folders now)."""
     import json
 
     from skillctl import agent_hooks
 
     event = agent_hooks.parse_event(text)
     context = agent_hooks.context_for(
-        _skills(app, event.cwd),
+        kept.get(app, event.cwd) if kept is not None else _skills(app, event.cwd),
         event,
         history=agent_hooks.transcript_prompts(event.transcript, current=event.prompt),
     )
@@ -114,6 +121,32 @@ def _skills(app: App, cwd: Path | None):
     project = paths.project_root(cwd)
     extra = [project / ".claude" / "skills", Path.home() / ".claude" / "skills"]
     return SkillSet.discover(project_dir=project, extra_dirs=extra, config=app.config)
+
+
+class _KeptSkillSets:
+    """The warm helper's skill sets between prompts, one per project, environment and config
+    (the gates read all three), the least recently used dropped past ``size``. Each prompt
+    refreshes its set (changed folders read again, gates checked again), so a kept set
+    answers as a fresh one would, without rebuilding its router every time."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._sets: dict[tuple, tuple[Config, SkillSet]] = {}  # key -> (config, set), oldest first
+
+    def get(self, app: App, cwd: Path | None) -> SkillSet:
+        from skillctl import paths
+
+        key = (str(paths.project_root(cwd)), tuple(sorted(os.environ.items())))
+        found = self._sets.pop(key, None)
+        if found is not None and found[0] == app.config:
+            skills = found[1]
+            skills.refresh()
+        else:
+            skills = _skills(app, cwd)
+        self._sets[key] = (app.config, skills)
+        while len(self._sets) > self.size:
+            self._sets.pop(next(iter(self._sets)))
+        return skills
 
 
 @hook.command("install")
