@@ -32,6 +32,10 @@ SKILL_VARS_FILE = "vars.json"
 GLOBAL_VARS_FILE = "variables.json"
 GLOBAL_SECTION = "_global"
 MASK = "****"
+# A secret this short ("1", "on", a PIN) also occurs inside ordinary words and numbers: masking
+# every occurrence would garble the output without hiding anything. Shorter secrets are masked
+# only where they stand alone (not inside a longer run of letters and digits).
+MIN_SUBSTRING_MASK = 4
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 
 
@@ -49,7 +53,10 @@ class ResolvedVars:
     def mask(self, text: str) -> str:
         # Longest first, so a secret containing another secret is masked whole.
         for secret in sorted(self.secrets, key=len, reverse=True):
-            text = text.replace(secret, MASK)
+            if len(secret) >= MIN_SUBSTRING_MASK:
+                text = text.replace(secret, MASK)
+            else:
+                text = re.sub(rf"(?<![^\W_]){re.escape(secret)}(?![^\W_])", MASK, text)
         return text
 
     def public_values(self) -> dict[str, str]:

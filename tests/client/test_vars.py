@@ -9,7 +9,7 @@ import pytest
 from skillctl.config import Config
 from skillctl.errors import SkillctlError
 from skillctl.format.manifest import Manifest, VarSpec
-from skillctl.vars import env_for_skill, resolve_vars
+from skillctl.vars import MASK, env_for_skill, resolve_vars
 
 
 @pytest.fixture
@@ -103,6 +103,13 @@ def test_secret_values_are_masked(config_dir, skill_dir):
     assert resolved.mask("auth tok-s3cret for ann") == "auth **** for ann"
     assert "tok-s3cret" not in repr(resolved.public_values())
     assert resolved.public_values()["USER"] == "ann"
+
+
+def test_a_very_short_secret_is_masked_where_it_stands_alone_not_inside_words(config_dir, skill_dir):
+    m = manifest(PIN=VarSpec(secret=True), FLAG=VarSpec(secret=True))
+    resolved = resolve_vars(m, skill_dir, env={"PIN": "x", "FLAG": "42"})
+    assert resolved.mask("next x: 42 boxes at 1420") == "next ****: **** boxes at 1420"
+    assert resolved.public_values() == {"PIN": MASK, "FLAG": MASK}
 
 
 def test_config_api_key_and_env_values_are_secrets(config_dir, skill_dir):
