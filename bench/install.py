@@ -18,7 +18,9 @@ skills (SKILL.md, a script, a reference), then times, best of ``--runs``:
 - npx skills add: the `skills` CLI installing the same N folders from disk in one call, when
   npx is present and the package can be fetched (else the column is skipped, with the reason).
 
-Prints the times and the ratios (lower is better for skillctl).
+Prints which skillctl it runs (PYTHONPATH decides, for this process and the subprocesses
+alike; its bytecode is compiled first, as an installed package has it), the times and the
+ratios (lower is better for skillctl).
 """
 
 from __future__ import annotations
