@@ -18,12 +18,15 @@ skills (SKILL.md, a script, a reference), then times, best of ``--runs``:
 - npx skills add: the `skills` CLI installing the same N folders from disk in one call, when
   npx is present and the package can be fetched (else the column is skipped, with the reason).
 
-Prints the times and the ratios (lower is better for skillctl).
+Prints which skillctl it runs (PYTHONPATH decides, for this process and the subprocesses
+alike; its bytecode is compiled first, as an installed package has it), the times and the
+ratios (lower is better for skillctl).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib.util
 import io
 import os
@@ -150,12 +153,24 @@ def bench_npx(src: Path, work: Path) -> float:
     return timed(lambda: run_checked(cmd, work, npx_env(), timeout=NPX_TIMEOUT))
 
 
+def skillctl_code() -> Path:
+    """The skillctl package the runs import (PYTHONPATH decides, as for the subprocesses), with
+    its bytecode compiled as an installed package has it: under PYTHONDONTWRITEBYTECODE every
+    run would otherwise compile ~50 modules from source (~50 ms)."""
+    spec = importlib.util.find_spec("skillctl")
+    assert spec is not None and spec.origin is not None
+    package = Path(spec.origin).parent
+    compileall.compile_dir(package, quiet=1)
+    return package
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--server", choices=["gunicorn", "runserver"], default="gunicorn")
     args = parser.parse_args()
+    print(f"skillctl from {skillctl_code()}")
     fixture = load_fixture()
     with tempfile.TemporaryDirectory(prefix="skillyard-bench-") as tmp_name:
         tmp = Path(tmp_name)

@@ -21,14 +21,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-import httpx
-
 from skillctl import __version__
 from skillctl.config import Registry, normalise_url
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError
 from skillctl.format.limits import DEFAULT_LIMITS
 from skillctl.reporting import Reporter
-from skillctl.transport import check_request, read_capped, url_problem
+from skillctl.transport import check_request, httpx, read_capped, url_problem
 
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024

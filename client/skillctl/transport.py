@@ -8,12 +8,35 @@ Also the cap on JSON a registry may answer with: a 300 MB body once took 650 MB 
 from __future__ import annotations
 
 import ipaddress
+import sys
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-import httpx
-
 from skillctl.errors import NetworkError, SkillctlError, UsageError
+
+# httpx is imported here, and the client's other modules take it from here
+# (``from skillctl.transport import httpx``), for one reason: start-up time. httpx's
+# ``__init__`` imports ``httpx._main``, its own command-line tool, which pulls in click, rich
+# (console, progress, syntax, table) and pygments: ~50 ms of a fresh ``skillctl`` process that
+# never runs it. httpx does that import inside ``try: ... except ImportError`` (the CLI is an
+# optional extra), so a ``None`` in ``sys.modules`` makes it fail cleanly and be skipped. The
+# block is lifted right after (a later ``import httpx._main`` works as usual), is not put when
+# httpx is already imported, and an httpx that does not tolerate it is imported again without it.
+_HTTPX_CLI = "httpx._main"
+_block_httpx_cli = "httpx" not in sys.modules and _HTTPX_CLI not in sys.modules
+if _block_httpx_cli:
+    sys.modules[_HTTPX_CLI] = None  # type: ignore[assignment]
+try:
+    import httpx
+except ImportError:
+    if not _block_httpx_cli:
+        raise
+    del sys.modules[_HTTPX_CLI]
+    _block_httpx_cli = False
+    import httpx
+finally:
+    if _block_httpx_cli and sys.modules.get(_HTTPX_CLI, False) is None:
+        del sys.modules[_HTTPX_CLI]
 
 # The largest JSON a registry sends (a search page, a version listing 1,000 files) is well under
 # 1 MiB; 16 MiB leaves room and still bounds what a hostile server can make us hold.

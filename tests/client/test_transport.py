@@ -230,3 +230,41 @@ def test_git_clone_gets_double_dash_before_the_url(tmp_path, monkeypatch):
         fetch_git("file:///srv/repo.git", "main", "")
     assert calls[0][:4] == ("clone", "--quiet", "--no-checkout", "--") and calls[0][4] == "file:///srv/repo.git"
     assert Path(calls[0][5]).name == "repo"
+
+
+CLIENT = Path(__file__).resolve().parents[2] / "client"
+
+
+def _fresh_python(code: str, *, path: list[Path] = ()) -> str:
+    """Run ``code`` in a new interpreter with the client (and ``path``) first on sys.path."""
+    env_path = ":".join(str(p) for p in [*path, CLIENT])
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_httpx_is_imported_without_its_command_line_tool():
+    # httpx's CLI (click, rich, pygments) is ~50 ms of start-up skillctl never uses.
+    code = (
+        "import sys, skillctl.transport as t; "
+        "print(sorted(m for m in ('httpx._main', 'rich', 'pygments') if m in sys.modules)); "
+        "import httpx._main; print(t.httpx.Client is httpx.Client)"
+    )
+    # ...and the block is lifted: importing the CLI later still works.
+    assert _fresh_python(code).splitlines() == ["[]", "True"]
+
+
+def test_an_httpx_that_needs_its_command_line_tool_still_imports(tmp_path):
+    # A future httpx importing _main without try/except must not break skillctl.
+    fake = tmp_path / "httpx"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("from ._main import main\nClient = object\n")
+    (fake / "_main.py").write_text("def main():\n    pass\n")
+    code = "import skillctl.transport as t; print(t.httpx.main.__module__)"
+    assert _fresh_python(code, path=[tmp_path]) == "httpx._main"

@@ -45,7 +45,7 @@ def fetch_url(url: str, *, expected_sha256: str = "", reporter: Reporter | None 
     check_url(url)
     if hit := cache.lookup(expected_sha256):
         return hit, expected_sha256
-    import httpx
+    from skillctl.transport import httpx
 
     tmp = cache.temp_path()
     try:

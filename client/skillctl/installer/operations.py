@@ -122,11 +122,14 @@ class Operations:
         placed = [c for c in changes if c.action in (Action.INSTALLED, Action.UPDATED, Action.RESTORED)]
         installed = set(self.wanted)
         for change in placed:
-            skill = load_installed(self.scope.name, self.scope.skills_dir / change.name)
-            if skill is None:
-                continue
+            manifest = self.placer.placed_manifests.get(change.name)
+            if manifest is None:  # not placed by this placer: read what is in place
+                skill = load_installed(self.scope.name, self.scope.skills_dir / change.name)
+                if skill is None:
+                    continue
+                manifest = skill.manifest
             config = self.preparer.resolver.config
-            result = check(Gates.of(skill.manifest), config=config, installed=installed)
+            result = check(Gates.of(manifest), config=config, installed=installed)
             if result.failures:
                 reasons = "; ".join(f.reason + (f" (fix: {f.fix})" if f.fix else "") for f in result.failures)
                 self.placer.reporter.warn(f"{change.name} is installed but will not be offered here: {reasons}")

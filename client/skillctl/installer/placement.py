@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillctl import agents as agent_links
 from skillctl import fileio
@@ -50,6 +51,9 @@ from skillctl.installer.swap import delete, exchange, swap_by_renames
 from skillctl.installer.verification import local_changes
 from skillctl.reporting import Reporter
 
+if TYPE_CHECKING:
+    from skillctl.format.manifest import Manifest
+
 LOCK_WAIT_NOTICE_SECONDS = 0.2  # after this, tell the user we are waiting for another run
 
 
@@ -62,6 +66,7 @@ class Staged:
     root: Path  # the skill's folder inside it
     name: str  # the folder name it goes by here
     declared: str  # the name SKILL.md declares
+    manifest: Manifest | None = None  # SKILL.md's, as validated
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -76,6 +81,9 @@ class Placer:
         self.reporter = reporter or Reporter()
         self.force = force
         self._settled: list[Path] = []  # journals whose entries the next flush writes
+        # The manifest of each skill placed, as validated when staged: the same files are in
+        # place, so what is said about them afterwards (gates) need not parse SKILL.md again.
+        self.placed_manifests: dict[str, Manifest | None] = {}
 
     # --- the file lock, recovery and state ----------------------------------------------
 
@@ -153,11 +161,11 @@ class Placer:
         staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
         root = self._extract(fetched.archive, staging)
         try:
-            name, declared = self._validate(root, expect_name)
+            name, declared, manifest = self._validate(root, expect_name)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        return Staged(fetched, staging, root, name, declared)
+        return Staged(fetched, staging, root, name, declared, manifest)
 
     def place(
         self,
@@ -201,6 +209,7 @@ class Placer:
         target = self.scope.skills_dir / name
         agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
         self._save_routing_manifest(fetched, name)
+        self.placed_manifests[name] = staged.manifest
         action = Action.INSTALLED if previous is None else Action.UPDATED
         if previous and previous.sha256 == locked.sha256:
             action = Action.RESTORED  # the locked version, put back (folder deleted or edited)
@@ -231,8 +240,8 @@ class Placer:
             root = inner[0] if len(inner) == 1 else root
         return root
 
-    def _validate(self, root: Path, expect_name: str) -> tuple[str, str]:
-        """(the folder name to use, the name SKILL.md declares)."""
+    def _validate(self, root: Path, expect_name: str) -> tuple[str, str, Manifest | None]:
+        """(the folder name to use, the name SKILL.md declares, its manifest)."""
         from skillctl.format import load_skill
 
         report = load_skill(root)
@@ -252,7 +261,7 @@ class Placer:
                 hint="Nothing was installed; report this to the registry's owner.",
                 code="install.name_mismatch",
             )
-        return name, report.name or ""
+        return name, report.name or "", report.manifest
 
     def _normalised(self, declared: str) -> str:
         """The folder name for a skill whose declared name breaks the rule ("Ahrefs Automation")."""

@@ -95,9 +95,7 @@ class OpenAIChat:
         return f"OpenAIChat({self.url!r}, model={self.model!r})"
 
     def complete(self, messages: list[dict], tools: list[dict]) -> dict:
-        import httpx
-
-        from skillctl.transport import check_request
+        from skillctl.transport import check_request, httpx
 
         body = {"model": self.model, "messages": messages, **({"tools": tools} if tools else {})}
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

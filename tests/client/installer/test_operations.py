@@ -461,3 +461,22 @@ def test_an_invalid_archive_among_many_places_none_and_leaves_no_staging(ops, re
     assert not (env / ".agents" / "skills").exists() or not any((env / ".agents" / "skills").iterdir())
     assert not list((env / ".agents" / ".skillyard-tmp").glob("new-*"))
     assert not (env / "skills.lock").exists()
+
+
+def test_a_new_skills_toml_is_exactly_what_tomlkit_writes():
+    """skills.toml of a new project is written directly, in the bytes tomlkit wrote; a value
+    the direct writer does not know (an extra key's number) still goes through tomlkit."""
+    from skillctl import fileio
+    from skillctl.installer.project import Wanted, render_manifest
+
+    wanted = {
+        "hello": Wanted("hello", {"registry": "main", "version": "^1.0.0"}, ["codex", "claude"]),
+        "local": Wanted("local", {"path": '../we"ird \\ \x01\x7f é'}, []),
+        "odd.name é": Wanted("odd.name é", {"git": "https://g.example/x.git", "ref": "v1"}),
+        "none": Wanted("none", {"url": "https://u.example/a.zip"}, [], {"note": "kept"}),
+    }
+    tables = {n: wanted[n].to_toml() for n in sorted(wanted)}
+    assert render_manifest(wanted) == fileio.dump_toml({"skills": tables})
+    extra = {"x": Wanted("x", {"path": "x"}, [], {"retries": 3, "tags": ["a"]})}
+    assert render_manifest(extra) == fileio.dump_toml({"skills": {"x": extra["x"].to_toml()}})
+    assert render_manifest({}) == fileio.dump_toml({"skills": {}})
