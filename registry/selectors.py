@@ -125,6 +125,23 @@ def skill_version_routing_manifest(*, version: SkillVersion) -> dict | None:
     return version.routing_manifest or None
 
 
+def routing_manifests_visible(*, actor: Actor, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict | None]:
+    """The routing manifests of many versions in one query (an installer placing many skills):
+    (name, version) -> manifest, or None when there is none yet (the same rule as
+    :func:`skill_version_routing_manifest`); versions the actor may not see, or that do not
+    exist, are left out."""
+    wanted = set(pairs)
+    if not wanted:
+        return {}
+    skills = Skill.objects.visible_to(actor.user, actor.token).filter(name__in={n for n, _ in wanted})
+    rows = (
+        SkillVersion.objects.live()
+        .filter(skill__in=skills, version__in={v for _, v in wanted})
+        .values_list("skill__name", "version", "routing_manifest")
+    )
+    return {(n, v): manifest or None for n, v, manifest in rows if (n, v) in wanted}
+
+
 def skill_version_checks(*, version: SkillVersion) -> dict[str, dict]:
     """``checks`` of the version detail: every check with its state and what it found; a check
     not created yet (versions published before checks existed) reads as pending."""

@@ -14,7 +14,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from skillctl.transport import check_request, httpx, read_capped, url_problem
 
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
+MANIFEST_BATCH = 50  # versions per routing-manifests request: the registry's own limit
 _LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
 
 
@@ -202,6 +203,24 @@ class RegistryClient:
 
     def version(self, name: str, version: str) -> dict:
         return self._get_json(f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}")
+
+    def routing_manifests(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict | None]:
+        """The routing manifests of these (name, version) pairs, at most MANIFEST_BATCH per
+        request: what the registry has for each (None: none yet); pairs it does not know, or
+        will not show, are left out. An older registry without the endpoint answers 404
+        (``registry.not_found``): ask each version's detail instead."""
+        found: dict[tuple[str, str], dict | None] = {}
+        unique = list(dict.fromkeys(pairs))
+        for start in range(0, len(unique), MANIFEST_BATCH):
+            batch = unique[start : start + MANIFEST_BATCH]
+            data = self._get_json(
+                "/routing-manifests", params={"v": [f"{n}@{v}" for n, v in batch]}, what="routing manifests"
+            )
+            for item in data.get("manifests") or [] if isinstance(data, dict) else []:
+                if isinstance(item, dict) and (item.get("name"), item.get("version")) in batch:
+                    manifest = item.get("routing_manifest")
+                    found[item["name"], item["version"]] = manifest if isinstance(manifest, dict) else None
+        return found
 
     def search(self, q: str, *, page: int = 1) -> dict:
         data = self._get_json("/skills", params={"q": q, "page": page}, what="search")

@@ -112,6 +112,16 @@ class VersionDetailOut(VersionOut):
         return selectors.skill_version_checks(version=sv)
 
 
+class RoutingManifestOut(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    routing_manifest = serializers.JSONField(allow_null=True, help_text="null until the manifest check is done")
+
+
+class RoutingManifestsOut(serializers.Serializer):
+    manifests = RoutingManifestOut(many=True)
+
+
 class SkillOut(serializers.Serializer):
     name = serializers.CharField()
     owner = serializers.CharField(source="owner.name")

@@ -20,6 +20,7 @@ from registry.api.serializers import (
     DeprecateIn,
     DistTagIn,
     PublishIn,
+    RoutingManifestsOut,
     SkillDetailOut,
     SkillOut,
     VersionDetailOut,
@@ -29,7 +30,7 @@ from registry.api.serializers import (
 )
 from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
 from registry.clients import client_identity
-from registry.errors import Forbidden
+from registry.errors import Forbidden, Invalid
 from registry.models import Visibility
 from registry.storage import archive_open
 from skillctl.format.limits import MAX_REASON_CHARS
@@ -180,6 +181,9 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
     return response
 
 
+# Versions per routing-manifests request: an install of this many skills is one request, and
+# the query string stays under the 8 KB request lines servers and proxies accept by default.
+MAX_MANIFEST_BATCH = 50
 ARCHIVE_CHUNK_BYTES = 256 * 1024  # per read from storage: few thread hops, little memory per download
 
 
@@ -221,6 +225,33 @@ class Download(APIView):
         sv = selectors.skill_version_resolve(actor=actor, name=name, spec=spec)
         _refuse_blocked(actor, sv)
         return archive_response(request, sv, cacheable=False)
+
+
+class RoutingManifests(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("v", str, many=True, description=f"name@version, repeated (at most {MAX_MANIFEST_BATCH})")
+        ],
+        responses=RoutingManifestsOut,
+    )
+    def get(self, request):
+        """The routing manifests of many versions at once (what an installer saves for each
+        skill it placed): one request instead of a version detail per skill. Versions the
+        caller may not see, or that do not exist, are left out; ``null``: none yet."""
+        specs = request.query_params.getlist("v")
+        if len(specs) > MAX_MANIFEST_BATCH:
+            raise Invalid("manifests.too_many", f"Ask for at most {MAX_MANIFEST_BATCH} versions per request.")
+        pairs = [_name_at_version(spec) for spec in dict.fromkeys(specs)]
+        found = selectors.routing_manifests_visible(actor=request_actor(request), pairs=pairs)
+        manifests = [{"name": n, "version": v, "routing_manifest": found[n, v]} for n, v in pairs if (n, v) in found]
+        return Response(RoutingManifestsOut({"manifests": manifests}).data)
+
+
+def _name_at_version(spec: str) -> tuple[str, str]:
+    name, at, version = spec.partition("@")
+    if not (name and at and version):
+        raise Invalid("manifests.invalid_spec", f"{spec[:200]!r} is not name@version.")
+    return name, version
 
 
 class VersionDownload(APIView):

@@ -8,6 +8,7 @@ app_name = "api"
 
 urlpatterns = [
     path("skills", skills.SkillList.as_view(), name="skill-list"),
+    path("routing-manifests", skills.RoutingManifests.as_view(), name="routing-manifests"),
     path("skills/<str:name>", skills.SkillDetail.as_view(), name="skill-detail"),
     path("skills/<str:name>/download", skills.Download.as_view(), name="skill-download"),
     path("skills/<str:name>/versions", skills.VersionList.as_view(), name="version-list"),

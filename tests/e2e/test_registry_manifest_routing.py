@@ -24,6 +24,13 @@ ANSWER = {
 }
 
 
+def _tidy(value):
+    """ANSWER's shape, about tidying instead (a second skill's manifest)."""
+    if isinstance(value, list):
+        return [_tidy(v) for v in value]
+    return value.replace("onboarding", "tidying").replace("gizmo", "desk").replace("hi to newcomers", "bye")
+
+
 def test_routing_uses_the_registry_manifest_of_an_installed_skill(fake_llm, tmp_path):  # noqa: F811
     fake_llm.answer(json.dumps(ANSWER))
     reg = start_registry(
@@ -38,9 +45,16 @@ def test_routing_uses_the_registry_manifest_of_an_installed_skill(fake_llm, tmp_
         reg.publish(make(tmp_path, "greeter", "1.0.0"))
         detail = wait_for_checks(reg.url, "greeter", "1.0.0", reg.token)
         assert detail["checks"]["manifest"]["source"] == "llm", detail["checks"]["manifest"]
+        fake_llm.answer(json.dumps({key: _tidy(value) for key, value in ANSWER.items()}))
+        reg.publish(make(tmp_path, "tidier", "1.0.0"))
+        wait_for_checks(reg.url, "tidier", "1.0.0", reg.token)
         (tmp_path / "client").mkdir()
         cli = Cli(tmp_path / "client", reg.url)
-        assert cli("install", "greeter").returncode == 0
+        # Two skills: their manifests come in one batch request (tests/client/installer checks
+        # the request count against a stand-in registry; this, against the real one).
+        assert cli("install", "greeter", "tidier").returncode == 0
+        saved = {p.name for p in (tmp_path / "client/home").rglob("routing/registry/*.json")}
+        assert saved == {"greeter.json", "tidier.json"}, saved
         routed = cli("route", "the onboarding gizmo should say hi to newcomers", "--json", "--no-semantic")
         assert [s["name"] for s in json.loads(routed.stdout)["skills"]] == ["greeter"], routed.stderr
         # The same skill folder without the registry's manifest (another home): nothing routes.

@@ -133,3 +133,26 @@ def test_download_with_an_invalid_spec_is_400(catalogue, anon_api):
     response = anon_api.get("/api/v1/skills/pdf-tools/download", version=">=>1")
     assert response.status_code == 400
     assert response.json()["code"] == "version.spec_invalid"
+
+
+def test_routing_manifests_of_many_versions_in_one_request(catalogue, anon_api):
+    from registry.models import SkillVersion
+
+    SkillVersion.objects.filter(skill__name="pdf", version="0.1.0").update(routing_manifest={"keywords": ["pdf"]})
+    body = anon_api.get(
+        "/api/v1/routing-manifests", v=["pdf@0.1.0", "pdf-tools@1.1.0", "pdf@9.9.9", "nothing@1.0.0", "pdf@0.1.0"]
+    ).json()
+    assert body["manifests"] == [
+        {"name": "pdf", "version": "0.1.0", "routing_manifest": {"keywords": ["pdf"]}},
+        {"name": "pdf-tools", "version": "1.1.0", "routing_manifest": None},  # its manifest check is pending
+    ]
+
+
+def test_routing_manifests_refuse_too_many_and_malformed_specs(catalogue, anon_api):
+    from registry.api.skills import MAX_MANIFEST_BATCH
+
+    too_many = anon_api.get("/api/v1/routing-manifests", v=[f"pdf@0.{i}.0" for i in range(MAX_MANIFEST_BATCH + 1)])
+    assert (too_many.status_code, too_many.json()["code"]) == (422, "manifests.too_many")
+    malformed = anon_api.get("/api/v1/routing-manifests", v=["pdf"])
+    assert (malformed.status_code, malformed.json()["code"]) == (422, "manifests.invalid_spec")
+    assert anon_api.get("/api/v1/routing-manifests").json() == {"manifests": []}

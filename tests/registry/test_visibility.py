@@ -28,6 +28,7 @@ ENDPOINTS = {
     "download": (f"/api/v1/skills/{NAME}/download", "item"),
     "download with range": (f"/api/v1/skills/{NAME}/download?version=^1", "item"),
     "version download": (f"/api/v1/skills/{NAME}/versions/1.0.0/download", "item"),
+    "routing manifests": (f"/api/v1/routing-manifests?v={NAME}@1.0.0&v=open-skill@1.0.0", "listing"),
     "well-known skills": ("/.well-known/skills/index.json", "listing"),
     "well-known agent-skills": ("/.well-known/agent-skills/index.json", "listing"),
 }
@@ -68,7 +69,7 @@ def world(make_user, token_for):
 
 def names_in(response) -> set[str]:
     body = response.json()
-    rows = body["results"] if "results" in body else body["skills"]
+    rows = next(body[key] for key in ("results", "skills", "manifests") if key in body)
     return {row["name"] for row in rows}
 
 
@@ -82,7 +83,7 @@ def test_private_skill_is_visible_only_to_members(world, caller, endpoint):
     if kind == "listing":
         assert response.status_code == 200
         assert (NAME in names_in(response)) is visible
-        if "well-known" in endpoint or endpoint == "list":
+        if "well-known" in endpoint or endpoint in ("list", "routing manifests"):
             assert "open-skill" in names_in(response)
     else:
         assert response.status_code == (200 if visible else 404), (

@@ -36,8 +36,9 @@ class Fetched:
     registry_name: str = ""  # as recorded in skills.toml
     registry_url: str = ""
     commit: str = ""
-    # The version's detail JSON, fetched on demand; None when the registry lists no routing manifest.
-    detail: Callable[[], dict] | None = None
+    # The version's routing manifest, fetched on demand (None from the call: the registry has
+    # none); the attribute is None when the registry says there is none to fetch.
+    routing_manifest: Callable[[], dict | None] | None = None
 
 
 def fetch_url(url: str, *, expected_sha256: str = "", reporter: Reporter | None = None) -> tuple[Path, str]:

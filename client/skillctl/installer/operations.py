@@ -14,6 +14,7 @@ from typing import Any
 from skillctl import agents as agent_links
 from skillctl.errors import SkillctlError, UsageError
 from skillctl.installer.arguments import Source, SourceKind, parse_source
+from skillctl.installer.fetchers import Fetched
 from skillctl.installer.placement import Placer
 from skillctl.installer.preparer import Preparer
 from skillctl.installer.project import Locked, Scope, Wanted, source_kind
@@ -175,24 +176,29 @@ class Operations:
             from concurrent.futures import ThreadPoolExecutor
 
             reporter = self.preparer.reporter
+            fetched: list[Fetched] = []  # appended to by the threads (list.append is atomic)
             with (
                 reporter.progress(f"downloading {len(remote)} skills", len(remote), unit="items") as advance,
                 reporter.quiet_progress(),
                 ThreadPoolExecutor(max_workers=WARM_WORKERS) as pool,
             ):
-                futures = {i: pool.submit(self._plan_one, sources[i], agents, prefetch=True) for i in remote}
+                futures = {i: pool.submit(self._plan_one, sources[i], agents, fetched) for i in remote}
                 for future in futures.values():
                     future.add_done_callback(lambda _: advance(1))
                 for i, source in enumerate(sources):
                     plans[i] = futures[i].result() if i in futures else self._plan_one(source, agents)
+            self.preparer.prefetch_manifests(fetched)  # one request, not one per skill
             return [plan for plan in plans if plan is not None]
         except BaseException:
             self.placer.discard_staging()  # every thread has ended: nothing is placed yet
             raise
 
-    def _plan_one(self, source: Source, agents: list[str], *, prefetch: bool = False) -> Callable[[], Change]:
-        """Check, fetch and stage one skill now; the returned call swaps it in. With
-        ``prefetch``, the version detail (a routing manifest) is fetched now too."""
+    def _plan_one(
+        self, source: Source, agents: list[str], fetched_out: list[Fetched] | None = None
+    ) -> Callable[[], Change]:
+        """Check, fetch and stage one skill now; the returned call swaps it in. A registry
+        skill's archive also goes to ``fetched_out`` (its routing manifest is fetched for many
+        skills at once before they are placed)."""
         if source.kind is not SourceKind.REGISTRY:
             fetched = self.preparer.fetch(source)
             record = source.record(self.scope.base)
@@ -206,8 +212,8 @@ class Operations:
         if locked and not self.force:
             self.verifier.refuse_local_changes(source.name, locked)
         fetched = self.preparer.fetch(source)
-        if prefetch and fetched.detail is not None:
-            self.preparer.prefetch_detail(fetched)
+        if fetched_out is not None:
+            fetched_out.append(fetched)
         record = {"registry": fetched.registry_name, "version": source.spec or f"^{fetched.version}"}
         staged = self.placer.stage(fetched, expect_name=source.name)
         return lambda: self.placer.place(

@@ -313,14 +313,14 @@ class Placer:
         self._settled.append(journal)
 
     def _save_routing_manifest(self, fetched: Fetched, name: str) -> None:
-        if fetched.detail is None:
+        if fetched.routing_manifest is None:
             return
         try:
             from skillctl.routing.manifests import save_registry_manifest
         except ImportError:
             return
         try:
-            data = fetched.detail().get("routing_manifest")
+            data = fetched.routing_manifest()
             if data:
                 save_registry_manifest(name, fetched.sha256, data)
         except SkillctlError as err:  # routing falls back to an offline manifest

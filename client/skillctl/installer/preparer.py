@@ -30,7 +30,7 @@ class Preparer:
     def warm(self, jobs: list[tuple[Source, Locked | None]]) -> None:
         self.resolver.warm(jobs)
 
-    def prefetch_detail(self, fetched: Fetched) -> None:
-        """Fetch a registry version's detail (its routing manifest) now, where it overlaps other
-        work; placing reads the kept answer. A failure is left for placing to report."""
-        self.resolver.prefetch_detail(fetched)
+    def prefetch_manifests(self, fetched: list[Fetched]) -> None:
+        """Fetch the routing manifests of these registry skills now, in one request per
+        registry; placing reads the kept answers. A failure is left for placing to report."""
+        self.resolver.prefetch_manifests(fetched)

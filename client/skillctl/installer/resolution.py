@@ -10,7 +10,7 @@ concurrently so the serial placing pass finds everything ready.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,6 @@ class RegistryResolver:
         if entry.get("has_routing_manifest") is False:
             # Nothing to fetch. A registry without the field leaves it missing: ask, as before.
             return Fetched(archive, sha, source, version, recorded, registry.url)
-        key = ("version", registry.url, source.name, version)
         return Fetched(
             archive,
             sha,
@@ -120,7 +119,7 @@ class RegistryResolver:
             version,
             recorded,
             registry.url,
-            detail=lambda: self._memo(key, lambda: client.version(source.name, version)),
+            routing_manifest=lambda: self._routing_manifest(client, source.name, version),
         )
 
     def _fetch_resolved(self, client: Any, source: Source, recorded: str, url: str) -> Fetched | None:
@@ -142,11 +141,20 @@ class RegistryResolver:
         archive = cache.store(tmp, got.sha256)
         if got.scan_verdict not in ("pass", "review", "pending"):
             return None  # warn, malicious, or a registry that does not say: the listing path checks
-        detail = None
+        manifest = None
         if got.routing_manifest is not False:
-            key = ("version", url, source.name, got.version)
-            detail = lambda: self._memo(key, lambda: client.version(source.name, got.version))  # noqa: E731
-        return Fetched(archive, got.sha256, source, got.version, recorded, url, detail=detail)
+            manifest = lambda: self._routing_manifest(client, source.name, got.version)  # noqa: E731
+        return Fetched(archive, got.sha256, source, got.version, recorded, url, routing_manifest=manifest)
+
+    def _routing_manifest(self, client: Any, name: str, version: str) -> dict | None:
+        """A version's routing manifest: from the batch answer (:meth:`prefetch_manifests`)
+        when there is one, else from the version's detail."""
+        key = ("manifest", client.registry.url, name, version)
+        if key in self._answers:
+            return self._answers[key]
+        detail = self._memo(("version", client.registry.url, name, version), lambda: client.version(name, version))
+        manifest = detail.get("routing_manifest")
+        return manifest if isinstance(manifest, dict) else None
 
     def _refuse_switched_registry(self, source: Source, locked: Locked | None, registry: Any, recorded: str) -> None:
         if not locked or not locked.registry_url or self.force:
@@ -262,23 +270,41 @@ class RegistryResolver:
             self.reporter.quiet_progress(),
             ThreadPoolExecutor(max_workers=WARM_WORKERS) as pool,
         ):
+            fetched = []
             for future in as_completed([pool.submit(self._warm_one, s, lk) for s, lk in jobs]):
-                future.result()
+                if (one := future.result()) is not None:
+                    fetched.append(one)
                 advance(1)
+        self.prefetch_manifests(fetched)
 
-    def _warm_one(self, source: Source, locked: Locked | None) -> None:
+    def _warm_one(self, source: Source, locked: Locked | None) -> Fetched | None:
         try:
-            self.prefetch_detail(self.fetch(source, locked))
+            return self.fetch(source, locked)
         except SkillctlError:
-            pass
+            return None
 
-    def prefetch_detail(self, fetched: Fetched) -> None:
-        """The version detail (kept for the run), when routing could use its manifest."""
-        if fetched.detail is not None and _routing_wanted():
+    def prefetch_manifests(self, fetched: Sequence[Fetched]) -> None:
+        """The routing manifests of these registry skills (kept for the run), one request per
+        registry and 50 skills instead of a version detail each, when routing could use them.
+        A registry without the batch endpoint (404), or any error: each is asked for alone
+        when placed, which reports what goes wrong."""
+        wanted = [f for f in fetched if f.routing_manifest is not None and f.registry_url]
+        if not wanted or not _routing_wanted():
+            return
+        by_registry: dict[str, list[Fetched]] = {}
+        for f in wanted:
+            by_registry.setdefault(f.registry_url, []).append(f)
+        for url, group in by_registry.items():
+            with self._clients_lock:  # the client (and token) that fetched them
+                client = next((c for (u, _), c in self._clients.items() if u == url), None)
+            if client is None or not hasattr(client, "routing_manifests"):
+                continue
             try:
-                fetched.detail()
+                found = client.routing_manifests([(f.source.name, f.version) for f in group])
             except SkillctlError:
-                pass  # placing asks again and reports it
+                continue
+            for (name, version), manifest in found.items():
+                self._answers[("manifest", client.registry.url, name, version)] = manifest
 
 
 def _routing_wanted() -> bool:

@@ -56,6 +56,9 @@ class FakeRegistry:
         # True: a current registry, which resolves a spec in the download request and says the
         # version, scan verdict and routing manifest in headers (False: 404, as an older one).
         self.resolves_downloads = False
+        # True: a current registry, which answers the routing manifests of many versions in one
+        # request (False: 404, as an older one).
+        self.batches_manifests = False
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -108,6 +111,8 @@ class FakeRegistry:
                 path = unquote(urlparse(self.path).path)
                 registry.requests.append(path)
                 parts = path.strip("/").split("/")
+                if parts == ["api", "v1", "routing-manifests"] and registry.batches_manifests:
+                    return self._manifests(parse_qs(urlparse(self.path).query).get("v", []))
                 if parts[:3] != ["api", "v1", "skills"] or len(parts) < 4 or parts[3] not in registry.skills:
                     return self._json(404, {"detail": "not found"})
                 name = parts[3]
@@ -148,6 +153,14 @@ class FakeRegistry:
                 self.send_header("X-Skill-Routing-Manifest", "no" if entry["routing_manifest"] is None else "yes")
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _manifests(self, specs: list[str]):
+                found = []
+                for spec in specs:
+                    name, _, version = spec.partition("@")
+                    if entry := registry.skills.get(name, {}).get(version):
+                        found.append({"name": name, "version": version, "routing_manifest": entry["routing_manifest"]})
+                return self._json(200, {"manifests": found})
 
             def _json(self, status: int, body: dict):
                 raw = json.dumps(body).encode()

@@ -336,6 +336,38 @@ def test_a_resolved_download_with_a_routing_manifest_fetches_it_once(ops, regist
     assert registry.requests == ["/api/v1/skills/hello/download", "/api/v1/skills/hello/versions/1.3.0"]
 
 
+def _saving(monkeypatch) -> list:
+    import skillctl.routing.manifests as manifests
+
+    saved: list = []
+    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    return saved
+
+
+def test_the_routing_manifests_of_many_new_skills_come_in_one_request(ops, registry, monkeypatch):
+    saved = _saving(monkeypatch)
+    registry.resolves_downloads = registry.batches_manifests = True
+    names = ["alpha", "beta", "gamma"]
+    for name in names:
+        registry.publish(name, "1.0.0", routing_manifest={"keywords": [f"{name}-word"]})
+    ops.install(names)
+    assert sorted(saved) == [(n, registry.skills[n]["1.0.0"]["sha256"], {"keywords": [f"{n}-word"]}) for n in names]
+    assert sorted(registry.requests) == ["/api/v1/routing-manifests"] + [f"/api/v1/skills/{n}/download" for n in names]
+
+
+def test_a_registry_without_the_manifests_batch_is_asked_per_version(ops, registry, monkeypatch):
+    saved = _saving(monkeypatch)
+    registry.resolves_downloads = True  # but answers 404 for the batch, as an older registry
+    for name in ("alpha", "beta"):
+        registry.publish(name, "1.0.0", routing_manifest={"keywords": [f"{name}-word"]})
+    ops.install(["alpha", "beta"])
+    assert sorted(n for n, _, _ in saved) == ["alpha", "beta"]
+    assert sorted(_version_detail_requests(registry)) == [
+        "/api/v1/skills/alpha/versions/1.0.0",
+        "/api/v1/skills/beta/versions/1.0.0",
+    ]
+
+
 def test_a_warn_verdict_in_the_download_headers_still_shows_the_findings_and_asks(ops, registry):
     registry.resolves_downloads = True
     registry.set_version("hello", "1.1.0", scan_verdict="warn")
