@@ -44,6 +44,38 @@ def test_skill_page_shows_homepage_license_sha256_downloads_and_requirements(pub
         assert expected in page, expected
 
 
+MORE_FACTS = """requires:
+  anyBins: [jq, gojq]
+  skills: [geo-lookup]
+  mcp: [github]
+install:
+  - kind: apt
+    package: jq
+    bins: [jq]
+    label: JSON tool
+mcp:
+  command: npx
+  args: [-y, "@acme/pdf-mcp"]
+runtime:
+  runtime: python3
+  entrypoint: scripts/main.py
+  requires_network: true"""
+
+
+def test_skill_page_shows_every_requirement_and_what_the_skill_runs(publish):
+    publish("pdf-tools", extra=MORE_FACTS)
+    page = Client().get("/skills/pdf-tools").content.decode()
+    for expected in (
+        "<li>one of these binaries: jq, gojq</li>",
+        '<li>skills: <a href="/skills/geo-lookup">geo-lookup</a></li>',
+        "<li>MCP servers the agent must have: github</li>",
+        "<li>install (JSON tool): apt <code>jq</code>, provides jq</li>",
+        "<li>starts an MCP server: <code>npx -y @acme/pdf-mcp</code></li>",
+        "<li>code: python3 <code>scripts/main.py</code>, asks for network access",
+    ):
+        assert expected in page, expected
+
+
 def test_skill_page_without_requirements_has_no_requirements_section(publish):
     publish("pdf-tools")
     assert "<h2>Requirements</h2>" not in Client().get("/skills/pdf-tools").content.decode()
