@@ -26,7 +26,7 @@ from skillctl.config import Registry, normalise_url
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError
 from skillctl.format.limits import DEFAULT_LIMITS
 from skillctl.reporting import Reporter
-from skillctl.transport import check_request, httpx, read_capped, url_problem
+from skillctl.transport import check_request, connection_cause, httpx, read_capped, url_problem
 
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
@@ -55,44 +55,6 @@ class RegistryError(SkillctlError):
 
     def to_dict(self) -> dict:
         return {**super().to_dict(), "status": self.status, "errors": self.errors}
-
-
-def transport_cause(exc: BaseException) -> str:
-    """Why a connection failed, in words ("connection refused", "name not resolved", ...)."""
-    import socket
-    import ssl
-
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in seen:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    for err in seen:
-        if isinstance(err, ConnectionRefusedError):
-            return "connection refused (is the registry running on that port?)"
-        if isinstance(err, socket.gaierror):
-            return "name not resolved (check the host name, or your DNS)"
-        if isinstance(err, ssl.SSLCertVerificationError):
-            detail = getattr(err, "verify_message", "") or ""
-            return "TLS certificate not trusted" + (f" ({detail})" if detail else "")
-        if isinstance(err, ssl.SSLError):
-            return "TLS handshake failed"
-        if isinstance(err, ConnectionResetError):
-            return "connection reset by the server"
-        if isinstance(err, TimeoutError):
-            return "timed out"
-        if isinstance(err, OSError) and err.strerror:
-            return err.strerror[0].lower() + err.strerror[1:]
-    text = str(exc).lower()
-    for needle, words in (
-        ("refused", "connection refused (is the registry running on that port?)"),
-        ("name or service not known", "name not resolved (check the host name, or your DNS)"),
-        ("nodename nor servname", "name not resolved (check the host name, or your DNS)"),
-        ("certificate", "TLS certificate not trusted"),
-    ):
-        if needle in text:
-            return words
-    return re.sub(r"sky_\w+", "sky_****", str(exc)) or type(exc).__name__
 
 
 def _q(part: str) -> str:
@@ -413,7 +375,7 @@ class RegistryClient:
             ) from exc
         except httpx.HTTPError as exc:
             raise NetworkError(
-                f"cannot reach {self._label()}: {self._redacted(transport_cause(exc))}",
+                f"cannot reach {self._label()}: {self._redacted(connection_cause(exc, server='registry'))}",
                 hint="Check the URL (`skillctl config`), SKILLYARD_REGISTRY and your connection.",
                 code="network.unreachable",
             ) from exc

@@ -8,6 +8,7 @@ Also the cap on JSON a registry may answer with: a 300 MB body once took 650 MB 
 from __future__ import annotations
 
 import ipaddress
+import re
 import sys
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -105,3 +106,42 @@ def _too_large(response: httpx.Response, size: int, limit: int) -> NetworkError:
         hint="That is not a registry answer we accept; check the registry URL (`skillctl config`).",
         code="registry.response_too_large",
     )
+
+
+def connection_cause(exc: BaseException, *, server: str = "server") -> str:
+    """Why a connection failed, in words ("connection refused", "name not resolved", ...);
+    ``server`` names what was called (the registry, the model server) in the hint."""
+    import socket
+    import ssl
+
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    for err in seen:
+        if isinstance(err, ConnectionRefusedError):
+            return f"connection refused (is the {server} running on that port?)"
+        if isinstance(err, socket.gaierror):
+            return "name not resolved (check the host name, or your DNS)"
+        if isinstance(err, ssl.SSLCertVerificationError):
+            detail = getattr(err, "verify_message", "") or ""
+            return "TLS certificate not trusted" + (f" ({detail})" if detail else "")
+        if isinstance(err, ssl.SSLError):
+            return "TLS handshake failed"
+        if isinstance(err, ConnectionResetError):
+            return "connection reset by the server"
+        if isinstance(err, TimeoutError):
+            return "timed out"
+        if isinstance(err, OSError) and err.strerror:
+            return err.strerror[0].lower() + err.strerror[1:]
+    text = str(exc).lower()
+    for needle, words in (
+        ("refused", f"connection refused (is the {server} running on that port?)"),
+        ("name or service not known", "name not resolved (check the host name, or your DNS)"),
+        ("nodename nor servname", "name not resolved (check the host name, or your DNS)"),
+        ("certificate", "TLS certificate not trusted"),
+    ):
+        if needle in text:
+            return words
+    return re.sub(r"sky_\w+", "sky_****", str(exc)) or type(exc).__name__

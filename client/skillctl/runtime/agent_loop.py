@@ -95,7 +95,7 @@ class OpenAIChat:
         return f"OpenAIChat({self.url!r}, model={self.model!r})"
 
     def complete(self, messages: list[dict], tools: list[dict]) -> dict:
-        from skillctl.transport import check_request, httpx
+        from skillctl.transport import check_request, connection_cause, httpx
 
         body = {"model": self.model, "messages": messages, **({"tools": tools} if tools else {})}
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
@@ -104,7 +104,7 @@ class OpenAIChat:
                 response = client.post(self.url, json=body, headers=headers)
         except httpx.HTTPError as exc:
             raise NetworkError(
-                f"the model at {self.url} could not be reached: {exc}",
+                f"the model at {self.url} could not be reached: {connection_cause(exc, server='model server')}",
                 code="model.unreachable",
                 hint="Check the base URL and that the server is running.",
             ) from None

@@ -132,6 +132,7 @@ def test_a_failing_server_is_an_error_with_a_code(skills):
     with pytest.raises(SkillctlError) as err:
         OpenAIChat(llm.base_url, model="fake").complete([], [])
     assert err.value.code == "model.unreachable"
+    assert "connection refused (is the model server running on that port?)" in err.value.message
 
 
 def test_a_key_never_goes_to_a_remote_server_over_plain_http():
