@@ -26,7 +26,6 @@ ratios (lower is better for skillctl).
 from __future__ import annotations
 
 import argparse
-import compileall
 import importlib.util
 import io
 import os
@@ -40,6 +39,7 @@ import zipfile
 from pathlib import Path
 
 import httpx
+from common import skillctl_code
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILLCTL = Path(sys.executable).with_name("skillctl")
@@ -151,17 +151,6 @@ def bench_npx(src: Path, work: Path) -> float:
     work.mkdir(parents=True)
     cmd = ["npx", "--yes", "skills", "add", str(src), "--skill", "*", "-a", "codex", "-y"]
     return timed(lambda: run_checked(cmd, work, npx_env(), timeout=NPX_TIMEOUT))
-
-
-def skillctl_code() -> Path:
-    """The skillctl package the runs import (PYTHONPATH decides, as for the subprocesses), with
-    its bytecode compiled as an installed package has it: under PYTHONDONTWRITEBYTECODE every
-    run would otherwise compile ~50 modules from source (~50 ms)."""
-    spec = importlib.util.find_spec("skillctl")
-    assert spec is not None and spec.origin is not None
-    package = Path(spec.origin).parent
-    compileall.compile_dir(package, quiet=1)
-    return package
 
 
 def main() -> None:

@@ -23,6 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "client"))
+
+from common import skillctl_code  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "corpus" / "skills"
 QUERIES = [
     "deploy the api to kubernetes staging",
@@ -140,6 +143,7 @@ def main() -> None:
         else:
             print("semantic: the `semantic` extra is not installed; skipped")
         env = {**os.environ, "SKILLYARD_HOME": str(home)}
+        print(f"skillctl from {skillctl_code()}")
         skillctl = [sys.executable, "-m", "skillctl"]
         route = [*skillctl, "route", QUERIES[0], "--skills-dir", str(skills_dir), "--no-semantic"]
         subprocess.run(route, env=env, capture_output=True, check=True)  # the index is warm
