@@ -31,6 +31,7 @@ from skillctl.transport import check_request, connection_cause, httpx, read_capp
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
 MANIFEST_BATCH = 50  # versions per routing-manifests request: the registry's own limit
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
 
 
@@ -43,6 +44,9 @@ class Resolved:
     sha256: str
     scan_verdict: str | None  # pass | review | warn | malicious | pending
     routing_manifest: bool | None
+    # The registry chose a version whose archive the caller already has (304 Not Modified to
+    # the digests it offered): nothing was written, ``sha256`` names the cached archive.
+    not_modified: bool = False
 
 
 class RegistryError(SkillctlError):
@@ -291,15 +295,38 @@ class RegistryClient:
         path = f"/skills/{_q(name)}/versions/{_q(version)}/download"
         expected = {"expected": expected_sha256.lower()} if expected_sha256 else {}
         actual, _ = self._download_to(dest, path, f"{name} {version}", expected, reporter=reporter)
+        assert actual is not None  # not a conditional request: never 304
         return actual
 
-    def download_resolved(self, name: str, spec: str, dest: Path, *, reporter: Reporter | None = None) -> Resolved:
+    def download_resolved(
+        self,
+        name: str,
+        spec: str,
+        dest: Path,
+        *,
+        reporter: Reporter | None = None,
+        cached: Sequence[str] = (),
+    ) -> Resolved:
         """Stream the archive of the version the registry resolves ``spec`` to (same rules as
         :func:`skillctl.format.versions.resolve`; empty: the default version): one request
-        instead of the version list and the download. What the headers say comes back with it."""
+        instead of the version list and the download. What the headers say comes back with it.
+        ``cached``: digests of this skill's archives the caller has; when the registry chooses
+        one of them it answers 304 and no bytes are sent (``Resolved.not_modified``)."""
         path = f"/skills/{_q(name)}/download" + (f"?version={quote(spec, safe='')}" if spec else "")
-        actual, headers = self._download_to(dest, path, f"{name} {spec or 'latest'}", {}, reporter=reporter)
+        offered = [d for d in cached if _SHA256.fullmatch(d)]
+        conditional = {"If-None-Match": ", ".join(f'"{d}"' for d in offered)} if offered else {}
+        what = f"{name} {spec or 'latest'}"
+        actual, headers = self._download_to(dest, path, what, {}, reporter=reporter, headers=conditional)
         version = headers.get("X-Skill-Version") or ""
+        not_modified = actual is None
+        if actual is None:  # 304: the registry's choice is an archive we offered
+            actual = (headers.get("X-Checksum-Sha256") or "").lower()
+            if actual not in offered:
+                raise IntegrityError(
+                    f"{self.registry.name}: {what}: answered 'not modified' for an archive that was not offered",
+                    hint="Retry; if it persists, report it to the registry's operators.",
+                    code="integrity.download_sha256",
+                )
         if not version:
             Path(dest).unlink(missing_ok=True)
             raise SkillctlError(
@@ -313,31 +340,46 @@ class RegistryClient:
             sha256=actual,
             scan_verdict=headers.get("X-Skill-Scan-Verdict"),
             routing_manifest=None if manifest is None else manifest == "yes",
+            not_modified=not_modified,
         )
 
     # --- plumbing ------------------------------------------------------------------------
 
     def _download_to(
-        self, dest: Path, path: str, what: str, expected: dict, *, reporter: Reporter | None
-    ) -> tuple[str, httpx.Headers]:
-        """Stream ``path`` to ``dest`` (a temporary file renamed once every digest agrees)."""
+        self,
+        dest: Path,
+        path: str,
+        what: str,
+        expected: dict,
+        *,
+        reporter: Reporter | None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[str | None, httpx.Headers]:
+        """Stream ``path`` to ``dest`` (a temporary file renamed once every digest agrees).
+        None for the digest: a conditional request answered 304, nothing written."""
         dest = Path(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as fh:
-                actual, headers = self._stream_to(fh, path, what, reporter=reporter or Reporter())
-            _check_digests(what, actual, {**expected, **digests_from_headers(headers)})
+                actual, got = self._stream_to(fh, path, what, reporter=reporter or Reporter(), headers=headers)
+            if actual is None:
+                return None, got
+            _check_digests(what, actual, {**expected, **digests_from_headers(got)})
             os.replace(tmp, dest)
-            return actual, headers
+            return actual, got
         finally:
             tmp.unlink(missing_ok=True)
 
-    def _stream_to(self, fh, path: str, what: str, *, reporter: Reporter) -> tuple[str, httpx.Headers]:
+    def _stream_to(
+        self, fh, path: str, what: str, *, reporter: Reporter, headers: dict[str, str] | None = None
+    ) -> tuple[str | None, httpx.Headers]:
         digest = hashlib.sha256()
         limit = DEFAULT_LIMITS.max_archive_bytes
-        with self._transport_errors(what), self._http.stream("GET", path) as response:
+        with self._transport_errors(what), self._http.stream("GET", path, headers=headers) as response:
+            if response.status_code == 304 and headers and "If-None-Match" in headers:
+                return None, response.headers
             self._raise_for_status(response, what)
             total = int(response.headers.get("Content-Length") or 0) or None
             if total and total > limit:

@@ -96,3 +96,30 @@ def test_show_files_and_readme_and_a_refused_connection_in_words(team):
     refused = team("show", "hello", ok=False, SKILLYARD_REGISTRY=closed)
     assert refused.returncode == 3
     assert closed in refused.stderr and "connection refused" in refused.stderr
+
+
+def test_a_skill_installed_in_a_second_project_comes_from_the_cache(team, live_registry, tmp_path):
+    import httpx
+
+    def downloads() -> int:
+        return httpx.get(f"{live_registry.url}/api/v1/skills/hello", timeout=10).json()["downloads"]
+
+    before = downloads()
+    team("install", "hello@^1")
+    assert downloads() == before + 1
+    second = tmp_path / "second"
+    second.mkdir()
+    env = {**os.environ, "SKILLYARD_HOME": str(tmp_path / "home"), "SKILLYARD_REGISTRY": live_registry.url}
+    env.update(SKILLYARD_USER_SKILLS=str(tmp_path / "user-skills"), SKILLYARD_SEMANTIC="0", NO_COLOR="1")
+    done = subprocess.run(
+        [str(SKILLCTL), "install", "hello@^1"], cwd=second, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert (second / ".agents/skills/hello/SKILL.md").read_text() == (
+        team.project / ".agents/skills/hello/SKILL.md"
+    ).read_text()
+    assert downloads() == before + 1
+    # The registry answered the second project's download with 304 (the cached digest offered):
+    # no archive bytes crossed the network.
+    served = [line for line in live_registry.log.read_text().splitlines() if "/api/v1/skills/hello/download" in line]
+    assert [" 200 " in line for line in served][-2:] == [True, False] and " 304 " in served[-1], served[-2:]

@@ -54,6 +54,42 @@ def lookup(sha256: str) -> Path | None:
     return None
 
 
+# Digests of each registry skill's archives in this cache, per registry, newest last: what a
+# download by spec offers that registry (If-None-Match), so a skill another project installed
+# comes from here. Per registry: one registry never learns what another one sent.
+_NAMES_DIR = "names"
+MAX_OFFERED = 20  # digests offered per request: the header stays ~1.4 KB
+
+
+def _names_file(registry_url: str, name: str) -> Path:
+    from urllib.parse import quote
+
+    registry = hashlib.sha256(registry_url.rstrip("/").encode()).hexdigest()[:16]
+    return archives_dir() / _NAMES_DIR / registry / quote(name, safe="")
+
+
+def remember(registry_url: str, name: str, sha256: str) -> None:
+    """Note that the cached archive ``sha256`` is a version of ``name`` from that registry."""
+    if sha256 in known(registry_url, name):
+        return
+    path = _names_file(registry_url, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="ascii") as fh:  # one short append: atomic next to others
+        fh.write(sha256 + "\n")
+
+
+def known(registry_url: str, name: str) -> list[str]:
+    """The digests of ``name``'s archives from that registry still in the cache (the newest
+    ``MAX_OFFERED``). Only their presence is checked here; :func:`lookup` verifies one before
+    it is used."""
+    try:
+        lines = _names_file(registry_url, name).read_text("ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return []
+    present = [d for d in dict.fromkeys(lines) if len(d) == 64 and any(_entry(d, s).is_file() for s in _SUFFIXES)]
+    return present[-MAX_OFFERED:]
+
+
 def temp_path() -> Path:
     """A fresh file path inside the cache folder, for a download in progress."""
     folder = archives_dir() / "tmp"

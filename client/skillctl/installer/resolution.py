@@ -131,14 +131,22 @@ class RegistryResolver:
         the cache for it."""
         tmp = cache.temp_path()
         try:
-            got = client.download_resolved(source.name, source.spec, tmp, reporter=self.reporter)
+            got = client.download_resolved(
+                source.name, source.spec, tmp, reporter=self.reporter, cached=cache.known(url, source.name)
+            )
+            hit = cache.lookup(got.sha256) if got.not_modified else None
+            if got.not_modified and hit is None:  # gone or corrupt since it was offered
+                got = client.download_resolved(source.name, source.spec, tmp, reporter=self.reporter)
         except SkillctlError:
             tmp.unlink(missing_ok=True)
             return None
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        archive = cache.store(tmp, got.sha256)
+        if hit is not None:
+            tmp.unlink(missing_ok=True)
+        archive = hit or cache.store(tmp, got.sha256)
+        cache.remember(url, source.name, got.sha256)
         if got.scan_verdict not in ("pass", "review", "pending"):
             return None  # warn, malicious, or a registry that does not say: the listing path checks
         manifest = None
@@ -250,7 +258,9 @@ class RegistryResolver:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        return cache.store(tmp, sha), sha
+        entry = cache.store(tmp, sha)
+        cache.remember(client.registry.url, name, sha)
+        return entry, sha
 
     # --- concurrent warm-up -------------------------------------------------------------
 

@@ -59,6 +59,7 @@ class FakeRegistry:
         # True: a current registry, which answers the routing manifests of many versions in one
         # request (False: 404, as an older one).
         self.batches_manifests = False
+        self.not_modified: list[str] = []  # downloads answered 304 (the client had the archive)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -144,15 +145,20 @@ class FakeRegistry:
                 if entry.get("scan_verdict") == "malicious":
                     return self._json(403, {"detail": "found malicious", "code": "scan.blocked"})
                 data = registry.served.get((name, version), entry["data"])
-                self.send_response(200)
-                self.send_header("Content-Type", "application/zip")
-                self.send_header("Content-Length", str(len(data)))
+                conditional = f'"{entry["sha256"]}"' in self.headers.get("If-None-Match", "")
+                if conditional:
+                    registry.not_modified.append(name)
+                self.send_response(304 if conditional else 200)
+                if not conditional:
+                    self.send_header("Content-Type", "application/zip")
+                    self.send_header("Content-Length", str(len(data)))
                 self.send_header("X-Skill-Version", version)
                 self.send_header("X-Checksum-Sha256", entry["sha256"])
                 self.send_header("X-Skill-Scan-Verdict", entry.get("scan_verdict") or "pending")
                 self.send_header("X-Skill-Routing-Manifest", "no" if entry["routing_manifest"] is None else "yes")
                 self.end_headers()
-                self.wfile.write(data)
+                if not conditional:
+                    self.wfile.write(data)
 
             def _manifests(self, specs: list[str]):
                 found = []

@@ -336,6 +336,46 @@ def test_a_resolved_download_with_a_routing_manifest_fetches_it_once(ops, regist
     assert registry.requests == ["/api/v1/skills/hello/download", "/api/v1/skills/hello/versions/1.3.0"]
 
 
+def test_a_skill_another_project_installed_comes_from_the_cache_not_the_network(ops, registry, env, tmp_path):
+    registry.resolves_downloads = True
+    ops.install(["hello@^1.0"])
+    other = tmp_path / "other"
+    other.mkdir()
+    [change] = ops_for(other, ("main", registry.url)).install(["hello@^1.0"])
+    assert (change.action, change.new) == ("installed", "1.1.0")
+    assert registry.not_modified == ["hello"]  # offered the cached digest: 304, no bytes sent
+    assert read_lock(other / "skills.lock")["hello"].sha256 == read_lock(env / "skills.lock")["hello"].sha256
+    assert (other / ".agents/skills/hello/SKILL.md").read_text() == (env / ".agents/skills/hello/SKILL.md").read_text()
+
+
+def test_a_cached_archive_found_corrupt_after_the_304_is_downloaded_again(ops, registry, env, tmp_path):
+    from skillctl.installer import cache
+
+    registry.resolves_downloads = True
+    ops.install(["hello@^1.0"])
+    sha = read_lock(env / "skills.lock")["hello"].sha256
+    [entry] = [p for p in cache.archives_dir().rglob(f"{sha}*") if p.is_file()]
+    entry.write_bytes(b"not the archive")
+    other = tmp_path / "other"
+    other.mkdir()
+    ops_for(other, ("main", registry.url)).install(["hello@^1.0"])
+    assert registry.not_modified == ["hello"]
+    assert read_lock(other / "skills.lock")["hello"].sha256 == sha  # downloaded again, verified
+    assert cache.lookup(sha) is not None
+
+
+def test_the_cached_digests_offered_are_per_registry(env, tmp_path):
+    from skillctl.installer import cache
+
+    tmp = cache.temp_path()
+    tmp.write_bytes(b"PK\x03\x04 an archive")
+    sha = cache.sha256_file(tmp)
+    cache.store(tmp, sha)
+    cache.remember("https://a.example", "hello", sha)
+    assert cache.known("https://a.example/", "hello") == [sha]
+    assert cache.known("https://b.example", "hello") == []  # one registry never learns another's
+
+
 def _saving(monkeypatch) -> list:
     import skillctl.routing.manifests as manifests
 
