@@ -36,13 +36,15 @@ def _actor(request) -> Actor:
 
 def home(request):
     skills = Skill.objects.visible_to(request.user, None).select_related("owner")
+    recent, popular = list(skills.order_by("-updated_at")[:8]), list(skills.order_by("-downloads", "name")[:8])
     return render(
         request,
         "catalog/home.html",
         {
             "count": skills.count(),
-            "recent": skills.order_by("-updated_at")[:8],
-            "popular": skills.order_by("-downloads", "name")[:8],
+            "recent": recent,
+            "popular": popular,
+            "latest": selectors.skill_latest_versions(skill_ids={s.id for s in recent + popular}),
         },
     )
 
@@ -282,11 +284,11 @@ def badge(request, name: str):
 @login_required
 @require_http_methods(["GET", "POST"])
 def publish(request):
-    errors, problem = [], None
+    errors, problem, status = [], None, 200
     if request.method == "POST":
         upload = request.FILES.get("archive")
         if upload is None:
-            problem = "Choose a .zip or .tar.gz archive of the skill."
+            problem, status = "Choose a .zip or .tar.gz archive of the skill.", 422
         else:
             name = _archive_name(upload)
             try:
@@ -299,13 +301,14 @@ def publish(request):
                 )
                 return redirect("catalog:version", name=result.version.skill.name, version=result.version.version)
             except RegistryError as exc:
-                problem, errors = f"{exc.code}: {exc.message}", exc.errors
+                # The API's status: 422 for the archive, 403 for rights, 409 for a taken name...
+                problem, errors, status = f"{exc.code}: {exc.message}", exc.errors, exc.status
     owners = [m.owner for m in selectors.user_memberships(user=request.user)]
     return render(
         request,
         "catalog/publish.html",
         {"problem": problem, "errors": errors, "owners": owners},
-        status=422 if problem else 200,
+        status=status,
     )
 
 

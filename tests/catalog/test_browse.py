@@ -133,6 +133,7 @@ def test_home_counts_and_lists_recent_and_most_downloaded(three, publish):
     assert names(recent) == ["pdf-merge", "k8s-deploy", "pdf-tools"]
     assert names(popular) == ["k8s-deploy", "pdf-merge", "pdf-tools"]
     assert "secret-tool" not in page
+    assert recent.count("· v1.0.0") == 3  # each row says its version, as on /skills
 
 
 def test_home_invites_the_first_publish_when_empty(db):

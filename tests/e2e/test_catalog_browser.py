@@ -271,14 +271,14 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
     # Not is_mobile: a mobile browser zooms out to fit an overflowing page, which hides the overflow.
     page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
     too_wide = {}
-    for path in (
-        "/",
-        "/skills",
-        "/skills?q=rotate",
-        "/owners/alice",
-        "/skills/pdf-rotate",
-        "/skills/pdf-rotate/files/scripts/rotate.py",
-    ):
+    anonymous = ["/", "/skills", "/skills?q=rotate", "/owners/alice", "/skills/pdf-rotate"]
+    # Signed in: the owner's skill page has its manage forms; the tokens table has a row (the
+    # registry issued alice a token).
+    signed_in = ["/skills/pdf-rotate/files/scripts/rotate.py", "/skills/pdf-rotate", "/account/tokens", "/publish"]
+    for path in [*anonymous, None, *signed_in]:
+        if path is None:
+            sign_in(page, site.url)
+            continue
         page.goto(site.url + path)
         content, viewport = page.evaluate(
             "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
