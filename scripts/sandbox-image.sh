@@ -2,7 +2,7 @@
 # Build the sandbox image `skillyard/sandbox-python:3.11` locally (what `make sandbox-image` runs).
 #
 # No container registry can be reached on our machines, so instead of pulling python:3.11-slim we
-# debootstrap a minimal Debian with the full python3 package, from this machine's own release and
+# debootstrap a minimal Debian with the full python3 and nodejs packages, from this machine's own release and
 # apt mirror (read from its apt sources), add a non-root user and /work, and `docker import` it.
 # Idempotent: does nothing when the image exists with this script's version label. The rootfs
 # tarball is cached, so a rebuild after `docker rmi` takes seconds.
@@ -12,7 +12,7 @@
 set -euo pipefail
 
 # Bump when the image's content changes: the label tells old images from new ones.
-SCRIPT_VERSION=1
+SCRIPT_VERSION=2  # 2: nodejs next to python3 (skills with `runtime: node`)
 IMAGE="${SKILLYARD_SANDBOX_IMAGE:-skillyard/sandbox-python:3.11}"
 LABEL_KEY="org.skillyard.sandbox-image.version"
 SANDBOX_UID=1000  # the non-root user the docker backend runs as (skillctl.sandbox.policy)
@@ -59,11 +59,11 @@ build_rootfs() {
     [ -n "$mirror" ] || { log "no apt mirror for $release found in /etc/apt/sources*"; exit 1; }
     command -v debootstrap >/dev/null || { log "debootstrap is missing (apt-get install debootstrap)"; exit 1; }
     [ "$(id -u)" = 0 ] || { log "debootstrap needs root"; exit 1; }
-    log "debootstrap $release from $mirror (minbase + python3)"
+    log "debootstrap $release from $mirror (minbase + python3 + nodejs)"
     root="$(mktemp -d "${TMPDIR:-/tmp}/skillyard-rootfs.XXXXXX")"
     trap 'rm -rf "$root"' EXIT
     mkdir -p "$CACHE/debs"
-    debootstrap --variant=minbase --include=python3 --cache-dir="$CACHE/debs" \
+    debootstrap --variant=minbase --include=python3,nodejs --cache-dir="$CACHE/debs" \
         "$release" "$root" "$mirror" >&2
     chroot "$root" groupadd --gid "$SANDBOX_UID" sandbox
     chroot "$root" useradd --uid "$SANDBOX_UID" --gid "$SANDBOX_UID" --home-dir /work \

@@ -7,8 +7,11 @@ of the run with it, ``--die-with-parent`` and ``--new-session``. The host's /usr
 /bin, /lib... links to it) is bound read-only, the skill read-only at /skill, the run's folder
 at /work, a size-limited tmpfs at /tmp, a synthetic /etc, and the root is then remounted read-only.
 
-Limits are rlimits: RLIMIT_AS/DATA (memory), RLIMIT_NPROC (processes and threads), RLIMIT_FSIZE,
-RLIMIT_CPU (a backstop behind the wall-clock timeout), RLIMIT_NOFILE, no core files.
+Limits are rlimits: RLIMIT_DATA (memory: every private writable mapping, which is what malloc,
+Python and V8's heap allocate), RLIMIT_AS (address space: the memory limit plus room for what
+runtimes reserve but never touch, and a bound on shared mappings, which DATA does not count),
+RLIMIT_NPROC (processes and threads), RLIMIT_FSIZE, RLIMIT_CPU (a backstop behind the
+wall-clock timeout), RLIMIT_NOFILE, no core files.
 
 Never root inside: started as root, the executor first switches to a fresh unprivileged uid
 (one per run, from a reserved range, so RLIMIT_NPROC counts exactly this run's processes) and
@@ -52,8 +55,18 @@ PR_SET_NO_NEW_PRIVS = 38
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # TLS trust for a run with network (names are resolved by the egress proxy: no resolv.conf).
 NETWORK_ETC = ("ssl", "ca-certificates")
-# A Python MemoryError or a failed allocation means the run hit its memory limit.
-OOM_MARKERS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc")
+# Address space beyond the memory limit: node (V8) reserves ~1 GiB of address space at start-up
+# that it never backs with memory, and dies of SIGTRAP under RLIMIT_AS alone below that.
+ADDRESS_SPACE_HEADROOM = 2048 * MIB
+# A Python MemoryError or a failed allocation (C, C++, V8) means the run hit its memory limit.
+OOM_MARKERS = (
+    "MemoryError",
+    "Cannot allocate memory",
+    "std::bad_alloc",
+    "Fatal process out of memory",
+    "JavaScript heap out of memory",
+    "Array buffer allocation failed",
+)
 
 
 class BwrapBackend:
@@ -197,7 +210,7 @@ def _drop_privileges(policy: Policy, uid: int | None):
         # Unprivileged: RLIMIT_NPROC counts all our processes, so allow what we already have.
         nproc += _process_count(os.getuid())
     limits = {
-        resource.RLIMIT_AS: policy.memory_bytes,
+        resource.RLIMIT_AS: policy.memory_bytes + ADDRESS_SPACE_HEADROOM,
         resource.RLIMIT_DATA: policy.memory_bytes,
         resource.RLIMIT_NPROC: nproc,
         resource.RLIMIT_FSIZE: policy.file_size_mb * MIB,

@@ -36,6 +36,14 @@ INTERPRETERS = {
 _RUNTIME = re.compile(r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$")
 
 
+def _missing_program(exit_code: int, stderr: str, program: str) -> bool:
+    """Did the run fail because ``program`` is not in the sandbox? (Docker's runtime answers
+    127 "not found"; bubblewrap fails its own exec: "bwrap: execvp PROGRAM: No such file...")."""
+    if f"bwrap: execvp {program}: No such file or directory" in stderr:
+        return True
+    return exit_code == 127 and any(m in stderr for m in ("not found", "No such file or directory"))
+
+
 def interpreter_for(runtime: str) -> list[str]:
     """argv prefix for a manifest's ``runtime`` (python3.11, python3.12, node, node20, bash)."""
     match = _RUNTIME.match((runtime or "python3").strip().lower())
@@ -153,14 +161,14 @@ def run_skill(request: RunRequest) -> RunResult:
             raw = backend.run(job)
         if refused:
             raw.stderr.feed(("skillctl: the sandbox's network refused " + "; ".join(refused) + "\n").encode())
-        missing = ("not found", "No such file or directory")
-        if raw.exit_code == 127 and command and any(m in raw.stderr.text() for m in missing):
-            raw.stderr.feed(
-                (
-                    f"skillctl: the sandbox has no `{command[0]}`; run it with an image that has"
-                    " (--image, or SKILLYARD_SANDBOX_IMAGE)\n"
-                ).encode()
+        if command and _missing_program(raw.exit_code, raw.stderr.text(), command[0]):
+            raw.exit_code = 127  # the shell's "command not found", whichever backend said it
+            where = (
+                "install it on this machine (bubblewrap runs this machine's programs)"
+                if backend.name == "bwrap"
+                else "run it with an image that has it (--image, or SKILLYARD_SANDBOX_IMAGE)"
             )
+            raw.stderr.feed(f"skillctl: the sandbox has no `{command[0]}`; {where}\n".encode())
         outputs, over = workspace.collect_outputs(
             max_files=policy.output_files, max_bytes=policy.output_bytes, dest=request.output_dir
         )

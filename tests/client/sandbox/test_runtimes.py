@@ -63,26 +63,45 @@ def test_bash_runtime_runs_a_shell_script(backend, tmp_path):
     assert result.ok and result.stdout.startswith("from bash 5"), result.stderr
 
 
-def test_a_missing_interpreter_says_which_and_what_to_do(backend, tmp_path):
-    from skillctl.sandbox import RunRequest, run_skill
-
-    if backend == "bwrap":
-        pytest.skip("bwrap runs the host's interpreters; the local image is the one without node")
-
-    from tests.client.sandbox.conftest import SUITE_CAPS
-
+def _js_skill(tmp_path, code: str):
     skill = tmp_path / "js"
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: js\ndescription: d\n---\n")
-    (skill / "scripts" / "main.js").write_text("console.log('hi')\n")
+    (skill / "scripts" / "main.js").write_text(code)
+    return skill
+
+
+def test_a_node_skill_runs_within_the_memory_limit(backend, tmp_path):
+    """The image has node; under bubblewrap, V8's reserved address space is not its memory."""
+    from skillctl.sandbox import RunRequest, run_skill
+    from tests.client.sandbox.conftest import SUITE_CAPS
+
+    skill = _js_skill(tmp_path, "console.log('from node ' + process.versions.node)\n")
+    spec = RuntimeSpec(runtime="node20", entrypoint="scripts/main.js")
+    result = run_skill(RunRequest(skill_dir=skill, runtime=spec, backend=backend, caps=SUITE_CAPS))
+    assert result.ok and result.stdout.startswith("from node "), (result.exit_code, result.stderr[-500:])
+
+
+def test_a_node_memory_bomb_is_oom(backend, tmp_path):
+    from skillctl.sandbox import RunRequest, run_skill
+    from tests.client.sandbox.conftest import SUITE_CAPS
+
+    bomb = "console.log('started'); const hog = []; for (;;) hog.push(Buffer.alloc(4 << 20, 1));\n"
+    skill = _js_skill(tmp_path, bomb)
+    spec = RuntimeSpec(runtime="node", entrypoint="scripts/main.js")
+    result = run_skill(RunRequest(skill_dir=skill, runtime=spec, backend=backend, caps=SUITE_CAPS))
+    assert result.stdout.startswith("started")
+    assert result.status == "oom", (result.exit_code, result.stderr[-500:])
+
+
+def test_a_missing_interpreter_says_which_and_what_to_do(backend, tmp_path):
+    from skillctl.sandbox import RunRequest, run_skill
+    from tests.client.sandbox.conftest import SUITE_CAPS
+
+    skill = _js_skill(tmp_path, "")
     result = run_skill(
-        RunRequest(
-            skill_dir=skill,
-            runtime=RuntimeSpec(runtime="node20", entrypoint="scripts/main.js"),
-            backend=backend,
-            caps=SUITE_CAPS,
-            image=None,
-        )
+        RunRequest(skill_dir=skill, command=["ruby", "scripts/main.rb"], backend=backend, caps=SUITE_CAPS)
     )
     assert result.exit_code == 127
-    assert "no `node`" in result.stderr and "SKILLYARD_SANDBOX_IMAGE" in result.stderr
+    assert "no `ruby`" in result.stderr
+    assert ("install it on this machine" if backend == "bwrap" else "SKILLYARD_SANDBOX_IMAGE") in result.stderr
