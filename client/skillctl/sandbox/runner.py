@@ -36,7 +36,7 @@ INTERPRETERS = {
 _RUNTIME = re.compile(r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$")
 
 
-def _missing_program(exit_code: int, stderr: str, program: str) -> bool:
+def _missing_program(exit_code: int | None, stderr: str, program: str) -> bool:
     """Did the run fail because ``program`` is not in the sandbox? (Docker's runtime answers
     127 "not found"; bubblewrap fails its own exec: "bwrap: execvp PROGRAM: No such file...")."""
     if f"bwrap: execvp {program}: No such file or directory" in stderr:
