@@ -191,6 +191,9 @@ class VersionCheck(models.Model):
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The run that holds the check while it is running (a Celery task id, kept by its retries
+    # and redeliveries); only that run may record the outcome.
+    run_id = models.CharField(max_length=64, blank=True, default="")
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

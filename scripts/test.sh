@@ -34,9 +34,9 @@ echo "== all tests (SQLite, filesystem storage)"
 run_pytest "$@"
 
 if [ -d tests/registry ] && [ $# = 0 ]; then
-  echo "== registry tests on PostgreSQL"
+  echo "== registry tests (and the check tasks) on PostgreSQL"
   # Not the embedded default: a deployment's settings need a key and host names.
   DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" SKILLYARD_SECRET_KEY=test-only-not-secret \
-    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost run_pytest tests/registry -q
+    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost run_pytest tests/registry tests/worker/test_tasks.py -q
 fi
 echo "test.sh: all test runs passed"

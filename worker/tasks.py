@@ -43,19 +43,21 @@ def ping() -> str:
     soft_time_limit=CHECK_TIME_LIMIT - 20,
 )
 def run_check(self, version_id: int, name: str) -> str:
-    return run_check_now(version_id, name)
+    # The task id stays the same through retries and redeliveries: the same run, taking its check back.
+    return run_check_now(version_id, name, run_id=self.request.id or "")
 
 
-def run_check_now(version_id: int, name: str) -> str:
+def run_check_now(version_id: int, name: str, run_id: str = "") -> str:
     """Start, run, finish one check (also what the embedded pool calls)."""
     from registry import services
     from registry.storage import archive_open
     from worker.engines import engine
     from worker.engines.manifest import routing_vector
 
-    check = services.check_start(version_id=version_id, name=name)
+    stale = timedelta(seconds=CHECK_STALE_SECONDS)
+    check = services.check_start(version_id=version_id, name=name, run_id=run_id, stale_after=stale)
     if check is None:
-        return "already done"
+        return "already done or running"
     version = check.version
     try:
         with archive_open(version.archive_key) as handle:
@@ -67,10 +69,10 @@ def run_check_now(version_id: int, name: str) -> str:
         raise  # transient: Celery retries with backoff (the check stays running for the sweep)
     except Exception as exc:  # noqa: BLE001 - any engine failure is the check's error, with its reason
         logger.warning("check %s of version %s failed: %s", name, version_id, exc)
-        services.check_fail(check=check, error=f"{type(exc).__name__}: {exc}")
-        return "error"
-    services.check_finish(check=check, result=result, routing_vector=vector)
-    return "done"
+        held = services.check_fail(check=check, error=f"{type(exc).__name__}: {exc}")
+        return "error" if held else "superseded"
+    held = services.check_finish(check=check, result=result, routing_vector=vector)
+    return "done" if held else "superseded"  # a rerun or the sweep gave the check to another run
 
 
 @app.task(name="checks.sweep", time_limit=60)

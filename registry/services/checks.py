@@ -1,14 +1,18 @@
 """Publish checks (DESIGN §9): created with the version, run by worker tasks, results saved here.
 
 A check's life: pending → running → done | error (or skipped). ``check_start`` is the only way
-into running and refuses a check already done (a redelivered task does nothing twice);
-``check_finish``/``check_fail`` record the outcome and copy what listings and downloads read
+into running: it refuses a check already done (a redelivered task does nothing twice) and, given
+``stale_after``, one another run holds (a duplicate delivery does not run it twice at once); the
+same run (a retry or redelivery of one Celery task, same id) takes its check back.
+``check_finish``/``check_fail`` record the outcome only for the run that holds the check (a run
+overtaken by a rerun or the sweep records nothing) and copy what listings and downloads read
 onto the version (and, for the default version, the skill). The jobs are queued only after the
 transaction commits (``worker.dispatch``), so a worker never looks for a row not yet visible.
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -47,8 +51,12 @@ def checks_create(*, version: SkillVersion) -> None:
 
 
 @transaction.atomic
-def check_start(*, version_id: int, name: str) -> VersionCheck | None:
-    """Mark a check running and return it; None when it is done already (or gone)."""
+def check_start(
+    *, version_id: int, name: str, run_id: str = "", stale_after: timedelta | None = None
+) -> VersionCheck | None:
+    """Mark a check running for ``run_id`` (default: a new id) and return it; None when it is
+    done already (or gone), or, with ``stale_after``, when another run has held it for less
+    than that (its worker may be alive: the sweep takes it back after that long)."""
     check = (
         VersionCheck.objects.select_for_update()
         .select_related("version", "version__skill")
@@ -57,18 +65,34 @@ def check_start(*, version_id: int, name: str) -> VersionCheck | None:
     )
     if check is None or check.status in (VersionCheck.Status.DONE, VersionCheck.Status.SKIPPED):
         return None
-    check.status = VersionCheck.Status.RUNNING
+    if stale_after is not None and _held_by_another(check, run_id, stale_after):
+        return None
+    check.status, check.run_id = VersionCheck.Status.RUNNING, run_id or uuid.uuid4().hex
     check.started_at, check.finished_at, check.error = timezone.now(), None, ""
     check.attempts += 1
-    check.save(update_fields=["status", "started_at", "finished_at", "error", "attempts", "updated_at"])
+    check.save(update_fields=["status", "run_id", "started_at", "finished_at", "error", "attempts", "updated_at"])
     _state_save(check)
     return check
 
 
+def _held_by_another(check: VersionCheck, run_id: str, stale_after: timedelta) -> bool:
+    if check.status != VersionCheck.Status.RUNNING or not check.run_id or check.run_id == run_id:
+        return False
+    return check.started_at is not None and check.started_at > timezone.now() - stale_after
+
+
+def _still_held(check: VersionCheck) -> bool:
+    """Does this run still hold its check? (A rerun or the sweep gives it to another.)"""
+    return VersionCheck.objects.select_for_update().filter(id=check.id, run_id=check.run_id).exists()
+
+
 @transaction.atomic
-def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | None = None) -> None:
+def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | None = None) -> bool:
     """``routing_vector``: the manifest check's semantic centroid (the worker computes it; None
-    without the semantic extra), stored next to the routing manifest it was made from."""
+    without the semantic extra), stored next to the routing manifest it was made from. False,
+    and nothing recorded, when another run holds the check now."""
+    if not _still_held(check):
+        return False
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
     check.save(update_fields=["status", "result", "finished_at", "updated_at"])
     _state_save(check)
@@ -85,16 +109,21 @@ def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | N
     # Only this check's column: the other checks of the version finish in parallel.
     SkillVersion.objects.filter(id=check.version_id).update(**fields)
     _skill_checks_refresh(check.version_id)
+    return True
 
 
 @transaction.atomic
-def check_fail(*, check: VersionCheck, error: str) -> None:
+def check_fail(*, check: VersionCheck, error: str) -> bool:
+    """The check's error; False, and nothing recorded, when another run holds the check now."""
+    if not _still_held(check):
+        return False
     check.status, check.error, check.finished_at = VersionCheck.Status.ERROR, error[:2000], timezone.now()
     check.save(update_fields=["status", "error", "finished_at", "updated_at"])
     _state_save(check)
     if check.name == VersionCheck.Name.TESTS:
         SkillVersion.objects.filter(id=check.version_id).update(test_result="error")
         _skill_checks_refresh(check.version_id)
+    return True
 
 
 def _skill_checks_refresh(version_id: int) -> None:
@@ -133,7 +162,7 @@ def checks_reset(*, versions, names) -> list[VersionCheck]:  # noqa: ANN001
     for version in versions:
         for name in names:
             check, _ = VersionCheck.objects.get_or_create(version=version, name=name)
-            check.status, check.result, check.error = VersionCheck.Status.PENDING, {}, ""
+            check.status, check.result, check.error, check.run_id = VersionCheck.Status.PENDING, {}, "", ""
             check.started_at = check.finished_at = None
             check.save()
             _state_save(check)
@@ -154,8 +183,8 @@ def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:
         for check in VersionCheck.objects.select_related("version").filter(
             status=VersionCheck.Status.RUNNING, started_at__lt=cutoff
         ):
-            check.status = VersionCheck.Status.PENDING
-            check.save(update_fields=["status", "updated_at"])
+            check.status, check.run_id = VersionCheck.Status.PENDING, ""  # its run is presumed dead
+            check.save(update_fields=["status", "run_id", "updated_at"])
             _state_save(check)
         for version_id, name in stale:
             _enqueue(version_id, name)

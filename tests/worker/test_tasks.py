@@ -152,3 +152,40 @@ def routing_of(version: SkillVersion):
 
     offline = build_offline(name=version.skill.name, description=version.skill.description)
     return merge_registry(offline, version.routing_manifest)
+
+
+# --- one run at a time, and only the run that holds a check records it -------------------------
+
+
+def test_another_delivery_of_a_check_a_run_holds_does_nothing(version):
+    services.check_start(version_id=version.id, name="scan", run_id="task-a")  # a worker is on it
+    assert run_check.apply(args=(version.id, "scan"), task_id="task-b").get() == "already done or running"
+    check = VersionCheck.objects.get(version=version, name="scan")
+    assert (check.status, check.run_id, check.attempts) == ("running", "task-a", 1)
+
+
+def test_the_same_task_redelivered_takes_its_check_back_and_finishes_it(version):
+    services.check_start(version_id=version.id, name="scan", run_id="task-a")  # its worker died
+    assert run_check.apply(args=(version.id, "scan"), task_id="task-a").get() == "done"
+    check = VersionCheck.objects.get(version=version, name="scan")
+    assert (check.status, check.attempts) == ("done", 2)
+
+
+def test_a_check_held_past_the_stale_threshold_is_taken_over(version):
+    services.check_start(version_id=version.id, name="scan", run_id="task-a")
+    VersionCheck.objects.filter(version=version, name="scan").update(
+        started_at=timezone.now() - timedelta(seconds=CHECK_STALE_SECONDS + 1)
+    )
+    assert run_check.apply(args=(version.id, "scan"), task_id="task-b").get() == "done"
+
+
+def test_a_run_overtaken_by_a_rerun_records_nothing(version, django_capture_on_commit_callbacks):
+    old = services.check_start(version_id=version.id, name="scan", run_id="task-a")
+    with mock.patch("worker.dispatch.enqueue"), django_capture_on_commit_callbacks(execute=True):
+        services.check_rerun(actor=Actor(version.skill.owner.user), version=version, name="scan")
+    new = services.check_start(version_id=version.id, name="scan", run_id="task-b")
+    assert services.check_finish(check=old, result={"verdict": "malicious"}) is False  # the old run ends late
+    assert services.check_finish(check=new, result={"verdict": "pass"}) is True
+    version.refresh_from_db()
+    assert version.scan_verdict == "pass"
+    assert VersionCheck.objects.get(version=version, name="scan").result == {"verdict": "pass"}
