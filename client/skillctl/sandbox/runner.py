@@ -36,6 +36,15 @@ INTERPRETERS = {
 _RUNTIME = re.compile(r"^(?:(python)(?:3(?:\.\d+)?)?|(python3)|(node|nodejs)(?:[-@]?v?\d+(?:\.\d+){0,2})?|(bash|sh))$")
 
 
+def _crash_signal(exit_code: int | None) -> str:
+    """The fatal signal a crash ended with (bubblewrap reports 128 + signal), or ""."""
+    import signal
+
+    crashes = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGTRAP, signal.SIGILL}
+    number = exit_code - 128 if exit_code is not None and exit_code > 128 else 0
+    return signal.Signals(number).name if number in crashes else ""
+
+
 def _missing_program(exit_code: int | None, stderr: str, program: str) -> bool:
     """Did the run fail because ``program`` is not in the sandbox? (Docker's runtime answers
     127 "not found"; bubblewrap fails its own exec: "bwrap: execvp PROGRAM: No such file...")."""
@@ -169,6 +178,14 @@ def run_skill(request: RunRequest) -> RunResult:
                 else "run it with an image that has it (--image, or SKILLYARD_SANDBOX_IMAGE)"
             )
             raw.stderr.feed(f"skillctl: the sandbox has no `{command[0]}`; {where}\n".encode())
+        elif backend.name == "bwrap" and not raw.oom and (crash := _crash_signal(raw.exit_code)):
+            raw.stderr.feed(
+                (
+                    f"skillctl: the program crashed ({crash}); under bubblewrap a program that runs out of its"
+                    f" {policy.memory_mb} MiB memory limit can end this way (runtime.max_memory_mb raises it,"
+                    " up to the configured cap)\n"
+                ).encode()
+            )
         outputs, over = workspace.collect_outputs(
             max_files=policy.output_files, max_bytes=policy.output_bytes, dest=request.output_dir
         )

@@ -91,6 +91,13 @@ def test_a_node_memory_bomb_is_oom(backend, tmp_path):
     spec = RuntimeSpec(runtime="node", entrypoint="scripts/main.js")
     result = run_skill(RunRequest(skill_dir=skill, runtime=spec, backend=backend, caps=SUITE_CAPS))
     assert result.stdout.startswith("started")
+    if backend == "bwrap" and result.status != "oom":
+        # Under rlimits an allocation fails and the program decides what happens: node reports
+        # it (oom, most runs) or, when V8 itself cannot commit memory, crashes on it; then the run
+        # says so (no cgroup here to tell memory from other crashes).
+        assert result.exit_code in (128 + 11, 128 + 6, 128 + 5), (result.exit_code, result.stderr[-500:])
+        assert "memory limit can end this way" in result.stderr
+        return
     assert result.status == "oom", (result.exit_code, result.stderr[-500:])
 
 
