@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -58,6 +59,7 @@ def lookup(sha256: str) -> Path | None:
 # download by spec offers that registry (If-None-Match), so a skill another project installed
 # comes from here. Per registry: one registry never learns what another one sent.
 _NAMES_DIR = "names"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 MAX_OFFERED = 20  # digests offered per request: the header stays ~1.4 KB
 
 
@@ -86,7 +88,8 @@ def known(registry_url: str, name: str) -> list[str]:
         lines = _names_file(registry_url, name).read_text("ascii").split()
     except (OSError, UnicodeDecodeError):
         return []
-    present = [d for d in dict.fromkeys(lines) if len(d) == 64 and any(_entry(d, s).is_file() for s in _SUFFIXES)]
+    digests = [d for d in dict.fromkeys(lines) if _HEX64.fullmatch(d)]  # a damaged line is skipped
+    present = [d for d in digests if any(_entry(d, s).is_file() for s in _SUFFIXES)]
     return present[-MAX_OFFERED:]
 
 

@@ -374,6 +374,9 @@ def test_the_cached_digests_offered_are_per_registry(env, tmp_path):
     cache.remember("https://a.example", "hello", sha)
     assert cache.known("https://a.example/", "hello") == [sha]
     assert cache.known("https://b.example", "hello") == []  # one registry never learns another's
+    names = next(cache.archives_dir().glob("names/*/hello"))
+    names.write_text(names.read_text() + "../../../etc/passwd" + "0" * 45 + "\nnot-a-digest\n")
+    assert cache.known("https://a.example", "hello") == [sha]  # damaged lines are skipped
 
 
 def _saving(monkeypatch) -> list:
