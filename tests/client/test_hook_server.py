@@ -178,21 +178,41 @@ def test_a_kept_skill_set_sees_a_binary_installed_after_it_was_made(project, mon
     assert "k8s-deploy" in kept_output(kept, project, prompt)  # same PATH, the gate checked again
 
 
-def test_kept_skill_sets_are_one_per_environment_and_config_and_few(project, monkeypatch, tmp_path):
+def test_kept_skill_sets_are_one_per_place_and_config_and_few(project, monkeypatch, tmp_path):
     from skillctl.cli.app import App
     from skillctl.cli.commands.hook import _KeptSkillSets
 
     monkeypatch.setenv("HOME", str(project.parent / "user"))
     kept = _KeptSkillSets(size=2)
     first = kept.get(App(), project)
-    monkeypatch.setenv("WEATHER_API_KEY", "x")
+    monkeypatch.setenv("SOME_AGENT_PROMPT_ID", "42")  # what else an agent's environment carries
+    assert kept.get(App(), project) is first
+    monkeypatch.setenv("SKILLYARD_SEMANTIC", "1")  # how routing runs
     second = kept.get(App(), project)
-    assert second is not first  # the gates read the environment
+    assert second is not first
     config = Path(os.environ["SKILLYARD_HOME"]) / "config" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('skill_dirs = ["/nowhere"]\n')
-    assert kept.get(App(), project) is not second  # ... and the config
+    assert kept.get(App(), project) is not second  # the config
     other = tmp_path / "other"
     (other / ".git").mkdir(parents=True)
     kept.get(App(), other)
     assert len(kept._sets) == 2  # the least recently used one is dropped
+
+
+def test_a_kept_skill_set_sees_a_variable_a_skill_requires_set_later(project, monkeypatch):
+    from skillctl.cli.commands.hook import _KeptSkillSets
+
+    monkeypatch.setenv("HOME", str(project.parent / "user"))
+    monkeypatch.delenv("SKYHOOK_WEATHER_KEY", raising=False)
+    folder = project / ".agents" / "skills" / "weather-report"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: weather-report\ndescription: Fetch the weather forecast for a city.\n"
+        "requires:\n  env: [SKYHOOK_WEATHER_KEY]\n---\n# weather\n"
+    )
+    kept = _KeptSkillSets()
+    prompt = "fetch the weather forecast for oslo"
+    assert "weather-report" not in kept_output(kept, project, prompt)
+    monkeypatch.setenv("SKYHOOK_WEATHER_KEY", "k")
+    assert "weather-report" in kept_output(kept, project, prompt)  # the same set, its gates checked again

@@ -124,10 +124,12 @@ def _skills(app: App, cwd: Path | None):
 
 
 class _KeptSkillSets:
-    """The warm helper's skill sets between prompts, one per project, environment and config
-    (the gates read all three), the least recently used dropped past ``size``. Each prompt
-    refreshes its set (changed folders read again, gates checked again), so a kept set
-    answers as a fresh one would, without rebuilding its router every time."""
+    """The warm helper's skill sets between prompts, one per project, config and the variables
+    that decide where skills and state live and how routing runs (HOME, SKILLYARD_*, XDG_*),
+    the least recently used dropped past ``size``. Each prompt refreshes its set (changed
+    folders read again; the gates checked again against this prompt's environment: PATH, the
+    variables skills require), so a kept set answers as a fresh one would, without rebuilding
+    its router every time, whatever else the agent's environment carries."""
 
     def __init__(self, size: int = 4) -> None:
         self.size = size
@@ -136,7 +138,8 @@ class _KeptSkillSets:
     def get(self, app: App, cwd: Path | None) -> SkillSet:
         from skillctl import paths
 
-        key = (str(paths.project_root(cwd)), tuple(sorted(os.environ.items())))
+        where = tuple(sorted((k, v) for k, v in os.environ.items() if k == "HOME" or k.startswith(_SET_VARIABLES)))
+        key = (str(paths.project_root(cwd)), where)
         found = self._sets.pop(key, None)
         if found is not None and found[0] == app.config:
             skills = found[1]
@@ -147,6 +150,10 @@ class _KeptSkillSets:
         while len(self._sets) > self.size:
             self._sets.pop(next(iter(self._sets)))
         return skills
+
+
+# Variables a skill set is built from (where skills, config and state live; semantic on or off).
+_SET_VARIABLES = ("SKILLYARD_", "XDG_")
 
 
 @hook.command("install")
