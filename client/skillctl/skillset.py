@@ -184,8 +184,10 @@ class SkillSet:
             if self.index.still_current(located):
                 return False
             index = load_index(located, roots=self.roots, semantic=self.semantic)
-            before = [(e.name, e.path, e.digest) for e in self.index.entries]
-            if before == [(e.name, e.path, e.digest) for e in index.entries]:
+            # The fingerprint too: it changes with the registry's routing manifest of a skill,
+            # which can arrive after the install (the registry's manifest check finishing).
+            before = [(e.name, e.path, e.digest, e.fingerprint) for e in self.index.entries]
+            if before == [(e.name, e.path, e.digest, e.fingerprint) for e in index.entries]:
                 # The same skills: the routers built on this index stay; it is now as fresh.
                 self.index.sources, self.index.loaded_ns = index.sources, index.loaded_ns
                 return False

@@ -138,3 +138,18 @@ def test_reload_sees_an_edit_a_new_and_a_removed_skill_and_a_fresh_edit_is_read(
     assert skills.reload() and skills.names == ["a", "b"]
     shutil.rmtree(root / "b")
     assert skills.reload() and skills.names == ["a"]
+
+
+def test_a_long_lived_skill_set_picks_up_a_registry_manifest_saved_after_it_loaded(tmp_path, monkeypatch):
+    """The registry's manifest check can finish after the install; `skillctl update` then saves
+    its manifest for the same SKILL.md. A kept set (the hook's helper) must route with it."""
+    from skillctl.routing.index import RACY_WINDOW_NS
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    _write_skill(tmp_path / "s", "weather", "Forecasts.")
+    _aged(tmp_path / "s" / "weather" / "SKILL.md", 10 * RACY_WINDOW_NS)
+    skills = SkillSet.from_dir(tmp_path / "s", semantic=False)
+    assert skills.route("will it rain tomorrow, umbrella?") == []
+    save_registry_manifest("weather", "ab" * 32, {"keywords": ["rain", "umbrella"], "phrases": ["rain tomorrow"]})
+    assert skills.reload() is True
+    assert [m.name for m in skills.route("will it rain tomorrow, umbrella?")] == ["weather"]
