@@ -136,6 +136,15 @@ def test_a_malformed_event_is_reported_by_the_helper_without_killing_it(project)
 # --- the helper's skill sets, kept between prompts (in process) ------------------------------
 
 
+def gated_skill(project: Path, name: str, description: str, gate: str, needs: str) -> None:
+    """A project skill that requires one thing (``gate`` is ``bins`` or ``env``)."""
+    folder = project / ".agents" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\nrequires:\n  {gate}: [{needs}]\n---\n# {name}\n"
+    )
+
+
 def kept_output(kept, project: Path, prompt: str) -> str:
     from skillctl.cli.app import App
     from skillctl.cli.commands.hook import _event_output
@@ -163,11 +172,12 @@ def test_a_kept_skill_set_sees_a_binary_installed_after_it_was_made(project, mon
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("HOME", str(project.parent / "user"))
-    folder = project / ".agents" / "skills" / "k8s-deploy"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters with kubectl and helm.\n"
-        "requires:\n  bins: [skyhook-kubectl]\n---\n# k8s\n"
+    gated_skill(
+        project,
+        "k8s-deploy",
+        "Deploy services to Kubernetes clusters with kubectl and helm.",
+        "bins",
+        "skyhook-kubectl",
     )
     kept = _KeptSkillSets()
     prompt = "deploy the services to our kubernetes clusters with helm and kubectl"
@@ -205,12 +215,7 @@ def test_a_kept_skill_set_sees_a_variable_a_skill_requires_set_later(project, mo
 
     monkeypatch.setenv("HOME", str(project.parent / "user"))
     monkeypatch.delenv("SKYHOOK_WEATHER_KEY", raising=False)
-    folder = project / ".agents" / "skills" / "weather-report"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        "---\nname: weather-report\ndescription: Fetch the weather forecast for a city.\n"
-        "requires:\n  env: [SKYHOOK_WEATHER_KEY]\n---\n# weather\n"
-    )
+    gated_skill(project, "weather-report", "Fetch the weather forecast for a city.", "env", "SKYHOOK_WEATHER_KEY")
     kept = _KeptSkillSets()
     prompt = "fetch the weather forecast for oslo"
     assert "weather-report" not in kept_output(kept, project, prompt)

@@ -286,11 +286,16 @@ def test_uninstall_removes_folder_lock_entry_and_agent_links(ops, env):
     assert err.value.code == "install.not_installed"
 
 
-def test_registry_routing_manifest_is_saved(ops, registry, env, monkeypatch):
+def _saving(monkeypatch) -> list:
     import skillctl.routing.manifests as manifests
 
-    saved = []
+    saved: list = []
     monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    return saved
+
+
+def test_registry_routing_manifest_is_saved(ops, registry, env, monkeypatch):
+    saved = _saving(monkeypatch)
     registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
     ops.install(["hello@^1.0"])
     assert saved == [("hello", registry.skills["hello"]["1.3.0"]["sha256"], {"keywords": ["greet"]})]
@@ -325,10 +330,7 @@ def test_a_current_registry_sends_each_new_skill_in_one_request(ops, registry, e
 
 
 def test_a_resolved_download_with_a_routing_manifest_fetches_it_once(ops, registry, monkeypatch):
-    import skillctl.routing.manifests as manifests
-
-    saved = []
-    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    saved = _saving(monkeypatch)
     registry.resolves_downloads = True
     registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
     ops.install(["hello@^1.0"])
@@ -379,14 +381,6 @@ def test_the_cached_digests_offered_are_per_registry(env, tmp_path):
     assert cache.known("https://a.example", "hello") == [sha]  # damaged lines are skipped
 
 
-def _saving(monkeypatch) -> list:
-    import skillctl.routing.manifests as manifests
-
-    saved: list = []
-    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
-    return saved
-
-
 def test_the_routing_manifests_of_many_new_skills_come_in_one_request(ops, registry, monkeypatch):
     saved = _saving(monkeypatch)
     registry.resolves_downloads = registry.batches_manifests = True
@@ -434,10 +428,7 @@ def test_a_blocked_resolved_download_says_malicious_with_the_findings(ops, regis
 
 
 def test_listed_routing_manifest_is_fetched_and_saved(ops, registry, monkeypatch):
-    import skillctl.routing.manifests as manifests
-
-    saved = []
-    monkeypatch.setattr(manifests, "save_registry_manifest", lambda *a: saved.append(a))
+    saved = _saving(monkeypatch)
     registry.lists_routing_manifests = True
     registry.publish("hello", "1.3.0", routing_manifest={"keywords": ["greet"]})
     ops.install(["hello@^1.0"])
