@@ -2,10 +2,15 @@
 sign-ins (admin and catalog) per address and per username. Past the limit a window, the next
 attempt is refused before the credentials are even checked, so guessing costs real time.
 The catalog's sign-up counts its attempts here too, against its own rate.
+
+The window slides: the failures counted are this window's plus the previous window's, weighted
+by how much of it still lies within the last ``period`` seconds (rounded up). A fixed window
+would forget every failure at its boundary, letting twice the rate through around it.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 from django.conf import settings
@@ -21,27 +26,38 @@ def _rate(rate: str | None = None) -> tuple[int, int]:
     return int(count), _PERIODS[period.strip().lower()]
 
 
-def _key(who: str, rate: str | None) -> tuple[str, int]:
-    _, seconds = _rate(rate)
-    window = int(time.time() // seconds)
-    return f"authfail:{who}:{window}", seconds - int(time.time() % seconds)
+def _window(seconds: int) -> tuple[int, float]:
+    """(the current window's number, how far into it we are, 0..1)."""
+    now = time.time()
+    return int(now // seconds), (now % seconds) / seconds
+
+
+def _failures(who: str, seconds: int) -> tuple[int, int]:
+    """(failures within the last ``seconds``, seconds until the oldest counted ones age out)."""
+    window, elapsed = _window(seconds)
+    current = cache.get(f"authfail:{who}:{window}") or 0
+    previous = cache.get(f"authfail:{who}:{window - 1}") or 0
+    remaining = max(1, math.ceil(seconds * (1 - elapsed)))
+    return current + math.ceil(previous * (1 - elapsed)), remaining
 
 
 def blocked(*who: str, rate: str | None = None) -> int | None:
     """Seconds to wait when any of ``who`` (``ip:…``, ``user:…``) used up its failures, else None."""
-    allowed, _ = _rate(rate)
+    allowed, seconds = _rate(rate)
     for item in who:
-        key, remaining = _key(item, rate)
-        if (cache.get(key) or 0) >= allowed:
-            return max(1, remaining)
+        count, remaining = _failures(item, seconds)
+        if count >= allowed:
+            return remaining
     return None
 
 
 def record_failure(*who: str, rate: str | None = None) -> None:
+    _, seconds = _rate(rate)
+    window, _ = _window(seconds)
     for item in who:
-        key, remaining = _key(item, rate)
-        cache.add(key, 0, remaining + 1)
+        key = f"authfail:{item}:{window}"
+        cache.add(key, 0, 2 * seconds + 1)  # read again as the previous window's count
         try:
             cache.incr(key)
         except ValueError:  # expired between add and incr
-            cache.set(key, 1, remaining + 1)
+            cache.set(key, 1, 2 * seconds + 1)

@@ -100,3 +100,25 @@ def test_a_token_limited_to_one_owner_reads_nothing_beyond_it(alice, bob, token_
     wide = next(t for t in Api(wide_secret).get("/api/v1/tokens").json() if t.get("owner") is None)
     assert limited.delete(f"/api/v1/tokens/{wide['id']}").status_code == 404
     assert Api(wide_secret).get("/api/v1/me").status_code == 200  # not revoked
+
+
+def test_failures_just_before_a_window_boundary_still_count_just_after_it(settings, monkeypatch):
+    """A fixed window forgot every failure at its boundary (twice the rate around it, and this
+    suite's throttle tests flaked when a minute turned mid-test); the window slides."""
+    from django.core.cache import cache
+
+    from registry import auth_limits
+
+    cache.clear()
+    now = {"t": 1_000_000 * 60 + 59.9}  # 0.1 s before a minute turns
+    monkeypatch.setattr(auth_limits.time, "time", lambda: now["t"])
+    for _ in range(3):
+        auth_limits.record_failure("ip:203.0.113.9", rate="3/min")
+    assert auth_limits.blocked("ip:203.0.113.9", rate="3/min")
+    now["t"] += 0.2  # the next minute
+    assert auth_limits.blocked("ip:203.0.113.9", rate="3/min")
+    now["t"] += 45  # three quarters of the way through it: the old failures weigh a quarter
+    assert auth_limits.blocked("ip:203.0.113.9", rate="3/min") is None
+    auth_limits.record_failure("ip:203.0.113.9", rate="3/min")
+    auth_limits.record_failure("ip:203.0.113.9", rate="3/min")
+    assert auth_limits.blocked("ip:203.0.113.9", rate="3/min")  # 2 now + ceil(3 x .25) = 3
