@@ -27,8 +27,9 @@ MAX_RESULTS = 500  # a search shows pages of these; nobody reads further
 _LOCK = threading.Lock()
 # A skill is a result when it matches lexically or its semantic evidence (1.5 x the centroid
 # cosine: no example vectors are stored) reaches this. Routing's semantic_floor (0.40) is too low
-# for a search box: over 1,000 corpus skills, gibberish ("asdkjh qweoiu") and lone words ("hello",
-# "the") reached 0.47, while queries meaning a skill scored 0.52-0.90 for it.
+# for a search box: over 1,000 corpus skills, gibberish ("asdkjh qweoiu", "zzzz zzzz") and lone
+# words ("hello", "the") reached 0.22-0.43 with MiniLM + WordLlama vectors (0.47 with MiniLM
+# alone), while queries meaning a skill scored 0.47-0.89 for it.
 SEMANTIC_FLOOR = 0.50
 # Skills scored in full for their meaning (every lexical match is scored too): scoring all of
 # 1,000 costs ~10 ms a query; more than this many above the floor are weak matches anyway.
@@ -38,7 +39,7 @@ SEMANTIC_CANDIDATES = 100
 @dataclass(frozen=True)
 class Compiled:
     """A candidate set's scoring index and, with semantic search, its centroids in index order
-    (a (n, 384) float32 matrix, zeros for a skill without a vector; None when none has one)."""
+    (a (n, semantic.DIM) float32 matrix, zeros for a skill without a vector; None when none has one)."""
 
     index: ScoringIndex
     vectors: Any = None
@@ -85,7 +86,7 @@ def _stacked(vectors: list[bytes | memoryview | None]) -> Any:
         return None
     import numpy as np
 
-    matrix = np.zeros((len(vectors), 384), dtype=np.float32)
+    matrix = np.zeros((len(vectors), semantic.DIM), dtype=np.float32)
     for row, raw in enumerate(vectors):
         if raw and len(raw) == matrix.shape[1] * 4:
             matrix[row] = np.frombuffer(bytes(raw), dtype=np.float32)

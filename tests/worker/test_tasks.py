@@ -134,7 +134,7 @@ def test_the_manifest_check_stores_the_skills_semantic_centroid(version):
     assert run_check.apply(args=(version.id, "manifest")).get() == "done"
     version.refresh_from_db()
     stored = bytes(version.routing_vector)
-    assert len(stored) == 384 * 4
+    assert len(stored) == semantic.DIM * 4
     expected = semantic.centroid(semantic.encoder().encode(semantic.centroid_texts(routing_of(version))))
     assert np.allclose(np.frombuffer(stored, dtype=np.float32), expected, atol=1e-6)
 

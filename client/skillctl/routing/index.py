@@ -54,7 +54,7 @@ class Entry:
     version: str = ""  # the manifest's version, when it declares one
     digest: str = ""  # sha256 of SKILL.md as indexed
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
-    examples: str | None = None  # base64 float16 (k, 384) synthetic-query vectors, when it has queries
+    examples: str | None = None  # base64 float16 (k, DIM) synthetic-query vectors, when it has queries
     compiled: CompiledManifest | None = None  # the manifest's words, stemmed (None: at routing)
 
     def to_dict(self) -> dict:

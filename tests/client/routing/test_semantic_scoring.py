@@ -140,7 +140,7 @@ def test_shipped_no_skill_reference_is_broad_and_cached():
     if dev.is_file():  # the bench's dev negatives are disjoint from what ships
         assert not set(texts) & {line.strip() for line in dev.read_text("utf-8").splitlines()}
     with np.load(semantic.NO_SKILL_CACHE, allow_pickle=False) as cached:
-        assert cached["vectors"].shape == (len(texts), 384) and cached["vectors"].dtype == np.float16
+        assert cached["vectors"].shape == (len(texts), semantic.DIM) and cached["vectors"].dtype == np.float16
 
 
 def test_router_gate_uses_the_nearest_no_skill_messages():
