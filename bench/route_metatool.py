@@ -117,13 +117,19 @@ class Vectors:
             import numpy as np
 
             data = np.load(cache_file, allow_pickle=False)
-            self.cache = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+            if "model" in data and str(data["model"]) == semantic.MODEL_ID:  # another model's: encoded again
+                self.cache = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
 
     def save(self) -> None:
         if self.cache_file:
             import numpy as np
 
-            np.savez(self.cache_file, texts=np.array(list(self.cache)), vectors=np.stack(list(self.cache.values())))
+            np.savez(
+                self.cache_file,
+                model=np.array(semantic.MODEL_ID),
+                texts=np.array(list(self.cache)),
+                vectors=np.stack(list(self.cache.values())),
+            )
 
     def of(self, texts: list[str]):
         import numpy as np
@@ -251,7 +257,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--no-semantic", action="store_true", help="lexical only")
     parser.add_argument("--dev", action="store_true", help="the expansion split used for tuning")
-    parser.add_argument("--cache", type=Path, help="keep MiniLM vectors of the texts in this .npz between runs")
+    parser.add_argument("--cache", type=Path, help="keep the sentence vectors of the texts in this .npz between runs")
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="override a Weights field")
     args = parser.parse_args()
     weights = DEFAULT_WEIGHTS.with_values(
@@ -264,7 +270,7 @@ def main() -> None:
     tools = [t for t in tools if t["name"] in expansion]
     modes = [("lexical only", False)]
     if not args.no_semantic and semantic.available():
-        modes.append(("semantic + lexical (MiniLM int8, 1 thread)", True))
+        modes.append(("semantic + lexical (MiniLM int8 + WordLlama, 1 thread)", True))
     for title, use_semantic in modes:
         start = time.perf_counter()
         vectors = Vectors(args.cache) if use_semantic else None

@@ -10,7 +10,7 @@ both skills expected in the top 3). Each row has a fixed ``split``: tune on ``de
 ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
-decide what a request means): lexical-only, semantic (MiniLM) and a baseline of plain cosine
+decide what a request means): lexical-only, semantic (MiniLM + WordLlama) and a baseline of plain cosine
 to the description with one threshold tuned on the dev split.
 
     python bench/route_real.py [--split dev|test|all] [--no-semantic] [--set WEIGHT=VALUE]

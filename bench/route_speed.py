@@ -1,7 +1,7 @@
 """Routing speed with 1,000 installed skills (generated from ../shared/corpus).
 
-Prints in-process p50/p95 per message, lexical-only and with semantic (one MiniLM encode per
-message, 1 thread), and the wall time of a fresh ``skillctl route`` process (lexical-only, warm
+Prints in-process p50/p95 per message, lexical-only and with semantic (one MiniLM + WordLlama encode
+per message, 1 thread), and the wall time of a fresh ``skillctl route`` process (lexical-only, warm
 index) next to a fresh ``python -c pass`` on the same machine. Targets: p50 <= 2 ms lexical,
 <= 10 ms semantic; a fresh process <= 300 ms. Also, with no target: a fresh ``skillctl hook
 claude`` (what Claude Code runs on every prompt), lexical and semantic.

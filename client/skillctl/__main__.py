@@ -1,5 +1,5 @@
 import sys
 
-from skillctl.cli.main import main
+from skillctl.cli.launch import main
 
 sys.exit(main())

@@ -29,6 +29,11 @@ ANSWER_SECONDS = 10.0  # a warm route takes milliseconds; past this the hook rou
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # an event, its environment, or an answer: never more
 
 
+# Set when this process asked the helper already and got no answer (skillctl.cli.launch): the
+# in-process hook then does not ask again (a missing helper would cost a second timeout).
+already_asked = False
+
+
 def enabled() -> bool:
     return os.environ.get("SKILLYARD_HOOK_HELPER", "1").strip().lower() not in {"0", "false", "no"}
 

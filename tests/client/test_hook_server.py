@@ -86,6 +86,24 @@ def test_first_hook_starts_the_helper_which_answers_the_next_and_exits_when_idle
     assert wait_for(lambda: not helper_pids(home) and not hook_server.socket_path().exists(), 15)
 
 
+def test_a_hook_the_helper_answers_never_loads_the_cli(project):
+    # skillctl.cli.launch hands the event to the helper before importing click and the commands
+    code = (
+        "import sys; sys.argv = ['skillctl', 'hook', 'claude']; from skillctl.cli.launch import main; rc = main(); "
+        "sys.stderr.write('cli loaded: %s' % ('click' in sys.modules)); sys.exit(rc)"
+    )
+    run = [sys.executable, "-c", code]
+    first = subprocess.run(run, input=event(project), capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and "pdf-tools" in first.stdout and "cli loaded: True" in first.stderr
+    assert wait_for(lambda: hook_server.socket_path().exists())
+    warm = subprocess.run(run, input=event(project), capture_output=True, text=True, timeout=60)
+    assert warm.returncode == 0 and "cli loaded: False" in warm.stderr
+    assert json.loads(warm.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "pdf-tools" in warm.stdout
+    chat = subprocess.run(run, input=event(project, "thanks, that worked!"), capture_output=True, text=True, timeout=60)
+    assert chat.stdout == "" and "cli loaded: False" in chat.stderr
+
+
 def test_helper_answers_nothing_for_a_message_that_needs_no_skill(project):
     hook(event(project))
     assert wait_for(lambda: hook_server.socket_path().exists())

@@ -64,10 +64,11 @@ def claude(app: App, as_json: bool) -> int:
     without loading the model again; SKILLYARD_HOOK_HELPER=0 turns it off.
     """
     from skillctl import hook_server
+    from skillctl.cli.launch import print_hook_answer
 
     text = sys.stdin.read()
     helper = hook_server.enabled() and not app.debug
-    answer = hook_server.ask(text) if helper else None
+    answer = hook_server.ask(text) if helper and not hook_server.already_asked else None
     if answer is None:
         try:
             answer = {"output": _event_output(app, text)}
@@ -77,10 +78,7 @@ def claude(app: App, as_json: bool) -> int:
             answer = {"error": str(exc)}
         if helper:
             hook_server.start_background()
-    if answer.get("error"):
-        console.warn(f"skillctl hook claude: {answer['error']}")
-    elif answer.get("output"):
-        console.out(answer["output"])
+    print_hook_answer(answer)
     return 0
 
 
