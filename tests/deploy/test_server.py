@@ -73,7 +73,17 @@ def stop(process: subprocess.Popen) -> None:
 
 @pytest.fixture
 def server(tmp_path):
+    """A registry of the test's own: for tests that look at its files or its peak memory."""
     started = start(tmp_path, "registry", SKILLYARD_BODY_IDLE_SECONDS="3")
+    yield started
+    stop(started.process)
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory):
+    """One registry for the tests that only send it requests and read the answers (each start is
+    a whole `make run`: migrations, collectstatic, the demo seed and its checks)."""
+    started = start(tmp_path_factory.mktemp("shared"), "registry", SKILLYARD_BODY_IDLE_SECONDS="3")
     yield started
     stop(started.process)
 
@@ -97,18 +107,18 @@ def read_status(conn: socket.socket, timeout: float) -> int:
     return int(head.split()[1])
 
 
-def test_two_slow_uploads_in_flight_do_not_stall_other_requests(server):
+def test_two_slow_uploads_in_flight_do_not_stall_other_requests(shared_server):
     slow = []
     for _ in range(2):
-        conn = socket.create_connection(("127.0.0.1", server.port))
-        conn.sendall(upload_headers(server.port, length=10_000_000, token=server.token) + b"--b\r\n")
+        conn = socket.create_connection(("127.0.0.1", shared_server.port))
+        conn.sendall(upload_headers(shared_server.port, length=10_000_000, token=shared_server.token) + b"--b\r\n")
         slow.append(conn)
     try:
         for _ in range(3):
             for conn in slow:
                 conn.sendall(b"x")  # a trickle: alive, never done
             start = time.monotonic()
-            response = httpx.get(f"{server.url}/api/v1/skills", timeout=5)
+            response = httpx.get(f"{shared_server.url}/api/v1/skills", timeout=5)
             assert response.status_code == 200
             assert time.monotonic() - start < 1.0
             time.sleep(0.5)
@@ -117,34 +127,36 @@ def test_two_slow_uploads_in_flight_do_not_stall_other_requests(server):
             conn.close()
 
 
-def test_a_stalled_body_is_cut_off_with_408(server):
-    with socket.create_connection(("127.0.0.1", server.port)) as conn:
-        conn.sendall(upload_headers(server.port, length=1_000_000, token=server.token) + b"--b\r\n")
+def test_a_stalled_body_is_cut_off_with_408(shared_server):
+    with socket.create_connection(("127.0.0.1", shared_server.port)) as conn:
+        conn.sendall(upload_headers(shared_server.port, length=1_000_000, token=shared_server.token) + b"--b\r\n")
         start = time.monotonic()
         assert read_status(conn, timeout=15) == 408
         assert time.monotonic() - start < 10  # SKILLYARD_BODY_IDLE_SECONDS=3 here
 
 
-def test_anonymous_publish_is_refused_before_its_body_is_sent(server):
-    with socket.create_connection(("127.0.0.1", server.port)) as conn:
-        conn.sendall(upload_headers(server.port, length=45_000_000, token=None))  # headers only
+def test_anonymous_publish_is_refused_before_its_body_is_sent(shared_server):
+    with socket.create_connection(("127.0.0.1", shared_server.port)) as conn:
+        conn.sendall(upload_headers(shared_server.port, length=45_000_000, token=None))  # headers only
         assert read_status(conn, timeout=5) == 401
 
 
-def test_a_bad_token_is_refused_before_the_body_too(server):
-    with socket.create_connection(("127.0.0.1", server.port)) as conn:
-        conn.sendall(upload_headers(server.port, length=45_000_000, token="sky_not_a_real_token"))
+def test_a_bad_token_is_refused_before_the_body_too(shared_server):
+    with socket.create_connection(("127.0.0.1", shared_server.port)) as conn:
+        conn.sendall(upload_headers(shared_server.port, length=45_000_000, token="sky_not_a_real_token"))
         assert read_status(conn, timeout=5) == 401
 
 
-def test_a_declared_length_over_the_limit_is_413_before_the_body(server):
-    with socket.create_connection(("127.0.0.1", server.port)) as conn:
-        conn.sendall(upload_headers(server.port, length=500_000_000, token=server.token))
+def test_a_declared_length_over_the_limit_is_413_before_the_body(shared_server):
+    with socket.create_connection(("127.0.0.1", shared_server.port)) as conn:
+        conn.sendall(upload_headers(shared_server.port, length=500_000_000, token=shared_server.token))
         assert read_status(conn, timeout=5) == 413
 
 
-def test_host_header_not_allowed_is_refused(server):
-    response = httpx.get(f"{server.url}/.well-known/skills/index.json", headers={"Host": "evil.example"}, timeout=5)
+def test_host_header_not_allowed_is_refused(shared_server):
+    response = httpx.get(
+        f"{shared_server.url}/.well-known/skills/index.json", headers={"Host": "evil.example"}, timeout=5
+    )
     assert response.status_code == 400
     assert "evil.example" not in response.text
 
@@ -256,20 +268,20 @@ def test_downloads_stream_instead_of_loading_the_archive_into_memory(server, tmp
     assert "must consume synchronous iterators" not in server.log.read_text()
 
 
-def test_make_run_prints_the_catalog_url_and_a_working_demo_sign_in(server):
-    printed = server.log.read_text()
+def test_make_run_prints_the_catalog_url_and_a_working_demo_sign_in(shared_server):
+    printed = shared_server.log.read_text()
     catalog = re.search(r"Skillyard catalog: (\S+)", printed)
-    assert catalog and catalog.group(1) == f"{server.url}/"
+    assert catalog and catalog.group(1) == f"{shared_server.url}/"
     signin = re.search(r"Sign in as: (\S+) / (\S+)", printed)
     assert signin, printed
-    with httpx.Client(base_url=server.url) as browser:
+    with httpx.Client(base_url=shared_server.url) as browser:
         assert browser.get("/").status_code == 200  # the catalog, not a 404
         form = browser.get("/accounts/login/")
         csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
         signed_in = browser.post(
             "/accounts/login/",
             data={"username": signin.group(1), "password": signin.group(2), "csrfmiddlewaretoken": csrf},
-            headers={"Referer": f"{server.url}/accounts/login/"},
+            headers={"Referer": f"{shared_server.url}/accounts/login/"},
         )
         assert signed_in.status_code == 302, signed_in.text[:500]
         assert browser.get("/publish").status_code == 200  # only for someone signed in
