@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
 from skillctl.routing.manifests import RoutingManifest
-from skillctl.routing.text import STOPWORDS, terms, words
+from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     Scores = Sequence[float] | NDArray[np.floating]
 
 
+DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (3+) is distinctive
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
 BM25_MIN_TERMS = 2  # lexical-only: BM25 points need two distinct shared words
 
@@ -61,6 +62,7 @@ class _Hits:
     phrases: list[str] = field(default_factory=list)
     triggers: list[str] = field(default_factory=list)
     named: bool = False
+    invoked: bool = False  # named the way one calls a skill: "pdf-editor", "use pdf", "the pdf skill"
     negative: list[str] = field(default_factory=list)
 
 
@@ -146,6 +148,7 @@ class BM25:
         lengths = [sum(d.values()) for d in documents]
         average = (sum(lengths) / n) if n else 1.0
         df: Counter = Counter(t for d in documents for t in d)
+        self.df = df
         self.idf = {t: math.log1p((n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self.unknown_idf = math.log1p((n + 0.5) / 0.5)
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
@@ -188,7 +191,7 @@ def lexical_hits(index: ScoringIndex, message: str, w: LexicalWeights = DEFAULT_
             hits[i].points += w.keyword * weight
             hits[i].keywords.append(term)
     _phrase_hits(index, msg_terms, hits, w)
-    _mention_hits(index, words(message), hits, w)
+    _mention_hits(index, message, words(message), hits, w)
     for i, pattern in index.patterns:
         if pattern.search(message):
             hits[i].points += w.trigger_pattern
@@ -212,7 +215,9 @@ def _phrase_hits(index: ScoringIndex, msg_terms: list[str], hits: dict[int, _Hit
                 hits[i].triggers.append(" ".join(phrase))
 
 
-def _mention_hits(index: ScoringIndex, msg_words: list[str], hits: dict[int, _Hits], w: LexicalWeights) -> None:
+def _mention_hits(
+    index: ScoringIndex, message: str, msg_words: list[str], hits: dict[int, _Hits], w: LexicalWeights
+) -> None:
     for pos, word in enumerate(msg_words):
         for i, name_words in index.mentions.get(word, ()):
             if hits.get(i) and hits[i].named:
@@ -222,7 +227,24 @@ def _mention_hits(index: ScoringIndex, msg_words: list[str], hits: dict[int, _Hi
             if len(name_words) == 1 and word in STOPWORDS:
                 continue  # a skill called "help" is not mentioned by "can you help"
             hits[i].named = True
+            hits[i].invoked = _invoked(index.names[i], message)
             hits[i].points += w.name
+
+
+_INVOKING = r"(?:(?:use|using|run|invoke|call|load|activate|apply|try)\s+(?:the\s+)?|[/$@])"
+
+
+def _invoked(name: str, message: str) -> bool:
+    """Is the skill named the way one calls a skill, not in passing? Its hyphenated name as
+    written ("pdf-editor"), a verb of use or a command sigil before it ("use pdf", "/pdf"), or
+    "skill" after it. "a gif for slack" names the slack skill only in passing."""
+    text = message.lower()
+    for found in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text):
+        if "-" in name or re.search(rf"{_INVOKING}$", text[: found.start()]):
+            return True
+        if re.match(r"\s+skill\b", text[found.end() :]):
+            return True
+    return False
 
 
 def _negative_hits(index: ScoringIndex, msg_set: set[str], hits: dict[int, _Hits], w: LexicalWeights) -> None:
@@ -239,6 +261,8 @@ def explain_lexical(hit: _Hits) -> list[str]:
     reasons = []
     if hit.named:
         reasons.append("name mentioned")
+    if hit.invoked:
+        reasons.append("invoked by name")
     if hit.keywords:
         reasons.append("keywords: " + ", ".join(hit.keywords))
     if hit.phrases:
@@ -338,8 +362,13 @@ def rank_semantic(
     matches = sorted(matches, key=lambda m: (-m.score, m.name))
     if not gated:
         return matches[: w.limit]
-    offline = bool(matches) and not index.has_queries(matches[0].name)
-    if not matches or not passes_gate(matches[0].components["evidence"], float(no_skill), w, offline=offline):
+    if not matches:
+        return []
+    offline = not index.has_queries(matches[0].name)
+    if name_words := distinctive_name_words(index, matches[0].name, message):
+        matches[0].reasons.append("its name's words: " + ", ".join(name_words))
+        matches[0].components["name_words"] = float(len(name_words))
+    if not passes_gate(matches[0].components, w, offline=offline):
         return _rescued(index, message, matches, recent, w) if sem.lexical_rescue else []
     return [m for m in matches if m.components["evidence"] >= sem.semantic_floor][: w.limit]
 
@@ -376,19 +405,37 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     return rescued
 
 
-def passes_gate(evidence: float, no_skill: float, w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
-    """Does the best skill's semantic evidence say "this message needs a skill"?"""
+def distinctive_name_words(index: ScoringIndex, name: str, message: str) -> list[str]:
+    """Words of the skill's name in the message that few installed skills use ("remind me ...
+    in reminders" for apple-reminders; not "code" for clean-code): said on purpose, not in passing."""
+    if index.bm25 is None:
+        return []
+    common = max(3.0, DISTINCTIVE_SHARE * len(index))
+    own = {stem(w) for w in split_name(name) if w not in STOPWORDS}
+    return [t for t in dict.fromkeys(terms(message)) if t in own and index.bm25.df.get(t, 0) <= common]
+
+
+def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[float, float]:
+    """The threshold and the no-skill floor that apply to the best skill."""
     sem = w.semantic
-    threshold = sem.offline_threshold if offline else sem.semantic_threshold
-    floor = sem.offline_no_skill_threshold if offline else sem.no_skill_threshold
-    return evidence >= threshold and evidence - sem.no_skill_weight * no_skill >= floor
+    if not offline:
+        return sem.semantic_threshold, sem.no_skill_threshold
+    if components.get("name_words"):
+        return sem.offline_threshold, sem.name_word_no_skill_threshold
+    return sem.offline_threshold, sem.offline_no_skill_threshold
+
+
+def passes_gate(components: Mapping[str, float], w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
+    """Does the best skill's semantic evidence say "this message needs a skill"?"""
+    threshold, floor = _gate(components, w, offline)
+    evidence = components["evidence"]
+    return evidence >= threshold and evidence - w.semantic.no_skill_weight * components["no_skill"] >= floor
 
 
 def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, offline: bool = False) -> str:
     """The threshold or gate that stopped a skill ranked by ``gated=False`` ranking."""
     c, sem = match.components, w.semantic
-    threshold = sem.offline_threshold if offline else sem.semantic_threshold
-    floor = sem.offline_no_skill_threshold if offline else sem.no_skill_threshold
+    threshold, floor = _gate(c, w, offline)
     if "evidence" not in c:  # lexical-only
         return f"{match.score:.2f} points, below the threshold {w.lexical.threshold:g}"
     evidence, no_skill = c["evidence"], c["no_skill"]
@@ -421,7 +468,7 @@ def _semantic_match(
     # their own semantic weights.
     points = hit.points - (lex.name if hit.named else 0.0) + (lex.negative if hit.negative else 0.0)
     lexical = sem.lexical_weight * max(0.0, min(points, sem.lexical_cap)) / sem.lexical_cap
-    named = sem.semantic_name if hit.named else 0.0
+    named = (sem.semantic_name if hit.invoked else sem.semantic_mention) if hit.named else 0.0
     negative = sem.semantic_negative if hit.negative else 0.0
     recent_boost = sem.semantic_recent if name in recent and (points > 0 or cosine > 0.3) else 0.0
     evidence = cosine + sem.example_weight * example + named - negative + recent_boost

@@ -39,7 +39,11 @@ class SemanticWeights:
     whitened_weight: float = 1.0
     lexical_weight: float = 0.2
     lexical_cap: float = 8.0
+    # A skill named the way one calls it ("pdf-editor", "use pdf", "the pdf skill") wins;
+    # named in passing ("a gif for slack", "deploy to vercel") the name is one signal among
+    # others: a product name is often the platform of a more specific skill (tuned on dev).
     semantic_name: float = 1.0
+    semantic_mention: float = 0.3
     semantic_negative: float = 0.15
     semantic_recent: float = 0.03
     # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
@@ -58,6 +62,9 @@ class SemanticWeights:
     # MiniLM + WordLlama vectors: .52 / -.14, the middle of the plateau of best dev points).
     offline_threshold: float = 0.52
     offline_no_skill_threshold: float = -0.14
+    # ... lower when the message has a distinctive word of the best skill's name ("remind me in
+    # reminders": apple-reminders): a word said on purpose outweighs some chat likeness (dev).
+    name_word_no_skill_threshold: float = -0.30
     # The gate never takes a confident lexical match away from an offline-manifest skill: when
     # it says "no skill" but lexical scoring passes its own threshold, the lexical answer stands
     # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.

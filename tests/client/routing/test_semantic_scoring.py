@@ -36,9 +36,58 @@ def test_one_keyword_and_bm25_stay_below_the_lexical_threshold():
 
 def test_gate_uses_evidence_and_likeness_to_generic_chat():
     w = Weights(semantic=SemanticWeights(semantic_threshold=0.5, no_skill_weight=1.0, no_skill_threshold=0.3))
-    assert passes_gate(0.9, 0.2, w)
-    assert not passes_gate(0.45, 0.0, w)  # too weak
-    assert not passes_gate(0.7, 0.5, w)  # strong, but just as close to small talk
+    assert passes_gate({"evidence": 0.9, "no_skill": 0.2}, w)
+    assert not passes_gate({"evidence": 0.45, "no_skill": 0.0}, w)  # too weak
+    assert not passes_gate({"evidence": 0.7, "no_skill": 0.5}, w)  # strong, but just as close to small talk
+
+
+def test_a_distinctive_word_of_the_best_offline_skills_name_lowers_its_no_skill_floor():
+    w = Weights(
+        semantic=SemanticWeights(
+            offline_threshold=0.5,
+            no_skill_weight=1.0,
+            offline_no_skill_threshold=0.3,
+            name_word_no_skill_threshold=0.1,
+            semantic_threshold=0.5,
+            no_skill_threshold=0.3,
+        )
+    )
+    chatty = {"evidence": 0.7, "no_skill": 0.5}
+    assert not passes_gate(chatty, w, offline=True)
+    assert passes_gate({**chatty, "name_words": 1.0}, w, offline=True)
+    # skills with synthetic queries keep their own calibrated gate
+    assert not passes_gate({**chatty, "name_words": 1.0}, w, offline=False)
+
+
+def test_distinctive_name_words_are_name_words_few_installed_skills_use():
+    from skillctl.routing.scoring import distinctive_name_words
+
+    ms = [build_offline(name="apple-reminders", description="Manage Apple Reminders lists and due dates.")]
+    ms += [build_offline(name=f"code-tool-{k}", description=f"Code helper number {k}.") for k in range(8)]
+    index = ScoringIndex(ms)
+    index.bm25_scores(terms("x"), LexicalWeights())  # the scorer builds BM25 before it asks
+    assert distinctive_name_words(index, "apple-reminders", "remind me at 6pm, put it in reminders") == ["reminder"]
+    assert distinctive_name_words(index, "code-tool-1", "explain this code") == []  # every skill says "code"
+    assert distinctive_name_words(index, "apple-reminders", "what's the weather") == []
+
+
+def test_a_skill_named_in_passing_is_one_signal_and_a_skill_invoked_by_name_wins():
+    ms = [
+        build_offline(name="slack", description="Post messages to Slack channels."),
+        build_offline(name="slack-gif-creator", description="Make animated GIFs sized for Slack."),
+    ]
+    index = ScoringIndex(ms)
+    w = Weights(semantic=SemanticWeights(offline_threshold=0.0, offline_no_skill_threshold=-9.0, semantic_floor=0.0))
+    cosines = [0.3, 0.6]  # the message means the GIF maker
+
+    def best(message: str):
+        return rank_semantic(index, message, cosines, no_skill=0.0, w=w)[0]
+
+    assert best("make a small looping gif that fits slack's limits").name == "slack-gif-creator"
+    for invoked in ("use slack to make a looping gif", "make a looping gif with the slack skill", "/slack gif"):
+        match = best(invoked)
+        assert match.name == "slack" and "invoked by name" in match.reasons, invoked
+    assert best("make a gif, slack-gif-creator style").name == "slack-gif-creator"  # the hyphenated name
 
 
 np = pytest.importorskip("numpy")
