@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     Scores = Sequence[float] | NDArray[np.floating]
 
 
-DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (3+) is distinctive
+DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (or one) is distinctive
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
 BM25_MIN_TERMS = 2  # lexical-only: BM25 points need two distinct shared words
 
@@ -410,7 +410,7 @@ def distinctive_name_words(index: ScoringIndex, name: str, message: str) -> list
     in reminders" for apple-reminders; not "code" for clean-code): said on purpose, not in passing."""
     if index.bm25 is None:
         return []
-    common = max(3.0, DISTINCTIVE_SHARE * len(index))
+    common = max(1.0, DISTINCTIVE_SHARE * len(index))
     own = {stem(w) for w in split_name(name) if w not in STOPWORDS}
     return [t for t in dict.fromkeys(terms(message)) if t in own and index.bm25.df.get(t, 0) <= common]
 

@@ -69,6 +69,15 @@ def test_distinctive_name_words_are_name_words_few_installed_skills_use():
     assert distinctive_name_words(index, "apple-reminders", "remind me at 6pm, put it in reminders") == ["reminder"]
     assert distinctive_name_words(index, "code-tool-1", "explain this code") == []  # every skill says "code"
     assert distinctive_name_words(index, "apple-reminders", "what's the weather") == []
+    # with few skills installed, a word is distinctive only when one skill alone uses it
+    few = ScoringIndex(
+        [
+            build_offline(name="slack", description="Post to Slack."),
+            build_offline(name="slack-gif-creator", description="Make GIFs for Slack."),
+        ]
+    )
+    few.bm25_scores(terms("x"), LexicalWeights())
+    assert distinctive_name_words(few, "slack-gif-creator", "a gif for slack") == ["gif"]
 
 
 def test_a_skill_named_in_passing_is_one_signal_and_a_skill_invoked_by_name_wins():
