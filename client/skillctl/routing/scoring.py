@@ -16,6 +16,7 @@ At most ``limit`` skills, none below the threshold; every match says why.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter, defaultdict
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 
 DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (or one) is distinctive
+MAX_MENTIONS_CHECKED = 20  # a message repeating a name thousands of times costs no more than this
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
 BM25_MIN_TERMS = 2  # lexical-only: BM25 points need two distinct shared words
 
@@ -239,10 +241,11 @@ def _invoked(name: str, message: str) -> bool:
     written ("pdf-editor"), a verb of use or a command sigil before it ("use pdf", "/pdf"), or
     "skill" after it. "a gif for slack" names the slack skill only in passing."""
     text = message.lower()
-    for found in re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text):
-        if "-" in name or re.search(rf"{_INVOKING}$", text[: found.start()]):
+    mentions = re.finditer(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text)
+    for found in itertools.islice(mentions, MAX_MENTIONS_CHECKED):
+        if "-" in name or re.search(rf"{_INVOKING}$", text[max(0, found.start() - 20) : found.start()]):
             return True
-        if re.match(r"\s+skill\b", text[found.end() :]):
+        if re.match(r"\s+skill\b", text[found.end() : found.end() + 10]):
             return True
     return False
 
