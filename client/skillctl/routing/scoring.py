@@ -4,7 +4,9 @@ Lexical points: a keyword is worth 1 point, a phrase 2, an author's ``triggers``
 ``triggers`` pattern 3; a keyword most installed skills share counts for less (see
 :func:`keyword_weight`). On top, BM25 over each skill's own text (name, description, keywords,
 phrases, synthetic queries; IDF over the installed skills) adds up to ``bm25_points`` when two
-or more words match. A message naming a skill ("use pdf-editor") picks it whatever else scores.
+or more words match. A message naming a skill ("use pdf-editor") picks it whatever else scores;
+with semantic vectors, only when the skill is invoked by name (:func:`_invoked`), while a name
+said in passing ("a gif for slack") is one signal among others.
 A match of the negative constraint costs points; recent use adds a little to a skill that
 already matched. With semantic vectors (see :func:`rank_semantic`) the evidence is the cosine
 to the skill's centroid plus ``example_weight`` times the cosine to its closest synthetic query;
