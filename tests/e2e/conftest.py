@@ -8,6 +8,7 @@ over the real HTTP API. ``registry_factory`` starts more than one (dependency-co
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -76,6 +77,37 @@ def _manage(args: list[str], env: dict[str, str]) -> str:
     return proc.stdout
 
 
+# `manage.py A && manage.py B` in one process: each start of Django and the apps costs ~2 s.
+_CALL_COMMANDS = """
+import contextlib, io, json, sys
+import django
+django.setup()
+from django.core.management import call_command
+outputs = []
+for args in json.loads(sys.argv[1]):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        call_command(*args, stdout=out)
+    outputs.append(out.getvalue())
+print(json.dumps(outputs))
+"""
+
+
+def _manage_all(commands: list[list[str]], env: dict[str, str]) -> list[str]:
+    """Run these management commands in order in one process; what each printed."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _CALL_COMMANDS, json.dumps(commands)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"manage.py {commands} failed:\n{proc.stdout}\n{proc.stderr}")
+    return json.loads(proc.stdout)
+
+
 def _server_command(server: str, port: int) -> list[str]:
     if server == "runserver":
         return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
@@ -95,9 +127,15 @@ def _server_command(server: str, port: int) -> list[str]:
 
 
 def start_registry(
-    data_dir: Path, *, username: str = "alice", server: str = "runserver", env_extra: dict[str, str] | None = None
+    data_dir: Path,
+    *,
+    username: str = "alice",
+    server: str = "runserver",
+    env_extra: dict[str, str] | None = None,
+    then: list[list[str]] | None = None,
 ) -> LiveRegistry:
     """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port.
+    ``then``: more management commands (argument lists) to run before it serves.
 
     ``server`` is ``runserver`` (the tests), ``gunicorn`` (bench/install.py) or ``uvicorn``
     (what `make run` serves; bench/publish.py).
@@ -114,12 +152,15 @@ def start_registry(
     env.pop("DATABASE_URL", None)
     env.pop("SKILLYARD_BROKER_URL", None)
     env.update(env_extra or {})
-    _manage(["migrate", "--noinput"], env)
-    token = (
-        _manage(["issue_token", username, "--scope", "publish", "--create-user", "--replace"], env)
-        .strip()
-        .splitlines()[-1]
+    _, issued, *_ = _manage_all(
+        [
+            ["migrate", "--noinput"],
+            ["issue_token", username, "--scope", "publish", "--create-user", "--replace"],
+            *(then or []),
+        ],
+        env,
     )
+    token = issued.strip().splitlines()[-1]
     port = _free_port()
     log = data_dir / "server.log"
     process = subprocess.Popen(

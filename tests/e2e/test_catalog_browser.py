@@ -7,13 +7,12 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, start_registry
+from tests.e2e.conftest import start_registry
 from tests.e2e.test_install_registry import make
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -42,30 +41,22 @@ def zip_of(name: str, text: str) -> bytes:
 
 @pytest.fixture
 def site(tmp_path):
-    reg = start_registry(tmp_path / "registry", env_extra={"SKILLYARD_CHECKS_ENABLED": "0", "SKILLYARD_SIGNUP": "open"})
-    env = {**os.environ, "SKILLYARD_DATA_DIR": str(tmp_path / "registry")}
-    env.pop("DATABASE_URL", None)
-    subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-c",
-            "from django.contrib.auth import get_user_model as g; u=g().objects.get(username='alice');"
-            "u.set_password('pw-alice-123'); u.save()",
-        ],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
+    set_password = (
+        "from django.contrib.auth import get_user_model as g; u=g().objects.get(username='alice');"
+        "u.set_password('pw-alice-123'); u.save()"
+    )
+    reg = start_registry(
+        tmp_path / "registry",
+        env_extra={"SKILLYARD_CHECKS_ENABLED": "0", "SKILLYARD_SIGNUP": "open"},
+        then=[["shell", "-c", set_password]],
     )
     yield reg
     reg.stop()
 
 
-@pytest.fixture
-def browser(chromium_path):
-    """Debian's Chromium, headless; each test opens the contexts (options) it needs."""
+@pytest.fixture(scope="module")
+def chromium(chromium_path):
+    """Debian's Chromium, headless, started once for the module (contexts keep tests apart)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -84,6 +75,15 @@ def browser(chromium_path):
         )
         yield launched
         launched.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The browser; each test opens the contexts (options) it needs, closed after the test: a
+    context shares no cookies, storage or cache with another."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 @pytest.fixture
