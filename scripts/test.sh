@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Run every test: the whole suite on the embedded defaults (SQLite, files), then the registry
-# suite again on PostgreSQL. pytest's exit 5 ("no tests collected") is a failure here: a run
-# that tested nothing must never pass.
+# Run every test: first the tests marked `serial` (they need the host to themselves), alone; then
+# the rest of the suite on the embedded defaults (SQLite, files), spread over the CPUs
+# (pytest-xdist, one test file per worker at a time), with the registry suite on PostgreSQL
+# running alongside in a process of its own. pytest's exit 5 ("no tests collected") is a
+# failure here: a run that tested nothing must never pass. With arguments: one plain pytest run
+# of exactly those.
+# SKILLYARD_TEST_WORKERS sets the number of workers (default: one per CPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTEST=(.venv/bin/python -m pytest)
+WORKERS="${SKILLYARD_TEST_WORKERS:-auto}"
 export SKILLYARD_TEST_POSTGRES_URL="${SKILLYARD_TEST_POSTGRES_URL:-postgres://skillyard:skillyard@127.0.0.1:5432/skillyard}"
 
-run_pytest() {
+# pytest's exit code, with 5 (nothing collected) reported and turned into 1.
+pytest_status() {
   "${PYTEST[@]}" "$@"
   local rc=$?
   if [ $rc = 5 ]; then
     echo "test.sh: pytest collected no tests for: $* (treated as a failure)" >&2
-    exit 1
+    return 1
   fi
-  [ $rc = 0 ] || { echo "test.sh: pytest failed ($rc): $*" >&2; exit $rc; }
+  [ $rc = 0 ] || echo "test.sh: pytest failed ($rc): $*" >&2
+  return $rc
+}
+
+run_pytest() {
+  pytest_status "$@" || exit $?
 }
 
 {
@@ -30,13 +41,39 @@ run_pytest() {
     { echo "test.sh: mypy found errors in the server apps" >&2; exit 1; }
 }
 
-echo "== all tests (SQLite, filesystem storage)"
-run_pytest "$@"
+if [ $# -gt 0 ]; then
+  echo "== pytest $*"
+  run_pytest "$@"
+  echo "test.sh: all test runs passed"
+  exit 0
+fi
 
-if [ -d tests/registry ] && [ $# = 0 ]; then
-  echo "== registry tests (and the check tasks) on PostgreSQL"
+echo "== tests that need the host to themselves (marker serial), alone"
+run_pytest -m serial -q
+
+pg_pid=""
+pg_log=$(mktemp)
+trap 'rm -f "$pg_log"' EXIT
+if [ -d tests/registry ]; then
+  echo "== registry tests (and the check tasks) on PostgreSQL: started alongside, output below when done"
   # Not the embedded default: a deployment's settings need a key and host names.
   DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" SKILLYARD_SECRET_KEY=test-only-not-secret \
-    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost run_pytest tests/registry tests/worker/test_tasks.py -q
+    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost \
+    pytest_status tests/registry tests/worker/test_tasks.py -q -p no:xdist >"$pg_log" 2>&1 &
+  pg_pid=$!
 fi
+
+echo "== all tests but the serial ones (SQLite, filesystem storage), $WORKERS workers"
+pytest_status -n "$WORKERS" --dist loadfile -m "not serial" --durations=15
+sqlite_rc=$?
+
+pg_rc=0
+if [ -n "$pg_pid" ]; then
+  wait "$pg_pid"
+  pg_rc=$?
+  echo "== registry tests (and the check tasks) on PostgreSQL: output"
+  cat "$pg_log"
+fi
+[ $sqlite_rc = 0 ] || exit $sqlite_rc
+[ $pg_rc = 0 ] || exit $pg_rc
 echo "test.sh: all test runs passed"

@@ -14,7 +14,10 @@ import pytest
 from skillctl.sandbox import janitor
 from skillctl.sandbox.workspace import PREFIX, process_start_time, temp_root
 
-pytestmark = pytest.mark.sandbox
+# serial: the janitor sweeps the whole host. Run beside other tests, it would also remove (and
+# count) the containers their killed registries and Celery workers left, and their executors'
+# own first sweep could remove this test's leftover before it looks.
+pytestmark = [pytest.mark.sandbox, pytest.mark.serial]
 
 EXECUTOR = textwrap.dedent("""
     import sys
