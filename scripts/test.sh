@@ -29,8 +29,13 @@ run_pytest() {
   pytest_status "$@" || exit $?
 }
 
+# A stage's header, with the seconds since this script started.
+stage() {
+  echo "== [${SECONDS}s] $*"
+}
+
 {
-  echo "== format, lint and types (ruff format --check, ruff check, mypy)"
+  stage "format, lint and types (ruff format --check, ruff check, mypy)"
   .venv/bin/ruff format --check --quiet client skillyard registry catalog worker tests bench ||
     { echo "test.sh: formatting differs (run \`.venv/bin/ruff format\` on the files above)" >&2; exit 1; }
   .venv/bin/ruff check client skillyard registry catalog worker tests bench ||
@@ -42,20 +47,20 @@ run_pytest() {
 }
 
 if [ $# -gt 0 ]; then
-  echo "== pytest $*"
+  stage "pytest $*"
   run_pytest "$@"
-  echo "test.sh: all test runs passed"
+  echo "test.sh: all test runs passed (${SECONDS}s)"
   exit 0
 fi
 
-echo "== tests that need the host to themselves (marker serial), alone"
+stage "tests that need the host to themselves (marker serial), alone"
 run_pytest -m serial -q
 
 pg_pid=""
 pg_log=$(mktemp)
 trap 'rm -f "$pg_log"' EXIT
 if [ -d tests/registry ]; then
-  echo "== registry tests (and the check tasks) on PostgreSQL: started alongside, output below when done"
+  stage "registry tests (and the check tasks) on PostgreSQL: started alongside, output below when done"
   # Not the embedded default: a deployment's settings need a key and host names.
   DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" SKILLYARD_SECRET_KEY=test-only-not-secret \
     SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost \
@@ -63,7 +68,7 @@ if [ -d tests/registry ]; then
   pg_pid=$!
 fi
 
-echo "== all tests but the serial ones (SQLite, filesystem storage), $WORKERS workers"
+stage "all tests but the serial ones (SQLite, filesystem storage), $WORKERS workers"
 pytest_status -n "$WORKERS" --dist loadfile -m "not serial" --durations=15
 sqlite_rc=$?
 
@@ -71,9 +76,9 @@ pg_rc=0
 if [ -n "$pg_pid" ]; then
   wait "$pg_pid"
   pg_rc=$?
-  echo "== registry tests (and the check tasks) on PostgreSQL: output"
+  stage "registry tests (and the check tasks) on PostgreSQL: output"
   cat "$pg_log"
 fi
 [ $sqlite_rc = 0 ] || exit $sqlite_rc
 [ $pg_rc = 0 ] || exit $pg_rc
-echo "test.sh: all test runs passed"
+echo "test.sh: all test runs passed (${SECONDS}s)"
