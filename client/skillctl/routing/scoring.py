@@ -345,7 +345,8 @@ def rank_semantic(
     """
     sem = w.semantic
     hits = lexical_hits(index, message, w.lexical)
-    bm25 = index.bm25_scores(terms(message), w.lexical)
+    msg_terms = terms(message)
+    bm25 = index.bm25_scores(msg_terms, w.lexical)
     best = examples if examples is not None else cosines
     white = whitened if whitened is not None and sem.whitened_weight else None
     wanted = w.limit * 4 if candidates is None else candidates
@@ -370,7 +371,7 @@ def rank_semantic(
     if not matches:
         return []
     offline = not index.has_queries(matches[0].name)
-    if name_words := distinctive_name_words(index, matches[0].name, message):
+    if name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
         matches[0].components["name_words"] = float(len(name_words))
     if not passes_gate(matches[0].components, w, offline=offline):
@@ -410,14 +411,14 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     return rescued
 
 
-def distinctive_name_words(index: ScoringIndex, name: str, message: str) -> list[str]:
-    """Words of the skill's name in the message that few installed skills use ("remind me ...
+def distinctive_name_words(index: ScoringIndex, name: str, msg_terms: Sequence[str]) -> list[str]:
+    """Words of the skill's name among the message's terms that few installed skills use ("remind me ...
     in reminders" for apple-reminders; not "code" for clean-code): said on purpose, not in passing."""
     if index.bm25 is None:
         return []
     common = max(1.0, DISTINCTIVE_SHARE * len(index))
     own = {stem(w) for w in split_name(name) if w not in STOPWORDS}
-    return [t for t in dict.fromkeys(terms(message)) if t in own and index.bm25.df.get(t, 0) <= common]
+    return [t for t in dict.fromkeys(msg_terms) if t in own and index.bm25.df.get(t, 0) <= common]
 
 
 def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[float, float]:

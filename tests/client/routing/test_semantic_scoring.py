@@ -66,9 +66,11 @@ def test_distinctive_name_words_are_name_words_few_installed_skills_use():
     ms += [build_offline(name=f"code-tool-{k}", description=f"Code helper number {k}.") for k in range(8)]
     index = ScoringIndex(ms)
     index.bm25_scores(terms("x"), LexicalWeights())  # the scorer builds BM25 before it asks
-    assert distinctive_name_words(index, "apple-reminders", "remind me at 6pm, put it in reminders") == ["reminder"]
-    assert distinctive_name_words(index, "code-tool-1", "explain this code") == []  # every skill says "code"
-    assert distinctive_name_words(index, "apple-reminders", "what's the weather") == []
+    assert distinctive_name_words(index, "apple-reminders", terms("remind me at 6pm, put it in reminders")) == [
+        "reminder"
+    ]
+    assert distinctive_name_words(index, "code-tool-1", terms("explain this code")) == []  # every skill says "code"
+    assert distinctive_name_words(index, "apple-reminders", terms("what's the weather")) == []
     # with few skills installed, a word is distinctive only when one skill alone uses it
     few = ScoringIndex(
         [
@@ -77,7 +79,7 @@ def test_distinctive_name_words_are_name_words_few_installed_skills_use():
         ]
     )
     few.bm25_scores(terms("x"), LexicalWeights())
-    assert distinctive_name_words(few, "slack-gif-creator", "a gif for slack") == ["gif"]
+    assert distinctive_name_words(few, "slack-gif-creator", terms("a gif for slack")) == ["gif"]
 
 
 def test_a_skill_named_in_passing_is_one_signal_and_a_skill_invoked_by_name_wins():
