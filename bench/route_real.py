@@ -6,14 +6,16 @@ manifests, no synthetic queries). The requests in ``bench/data/real/requests.jso
 written by hand, in the words of users of coding and office agents (terse, long, with typos):
 ``single`` (one right skill; ``skills`` lists the acceptable ones), ``none`` (needs no skill:
 chit-chat, questions about code shown inline, general knowledge) and ``multi`` (two requests,
-both skills expected in the top 3). Each row has a fixed ``split``: tune on ``dev``, report
-``test``.
+both skills expected in the top 3). ``bench/data/real/long.jsonl`` (``--requests long``) holds
+the same kinds written long: a paragraph of context, a pasted stack trace, code, a diff or an
+email around the request (91 to 521 characters; the short set stops at 99). Each row has a
+fixed ``split`` (by content hash): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
 decide what a request means): lexical-only, semantic (MiniLM + WordLlama) and a baseline of plain cosine
 to the description with one threshold tuned on the dev split.
 
-    python bench/route_real.py [--split dev|test|all] [--no-semantic] [--set WEIGHT=VALUE]
+    python bench/route_real.py [--split dev|test|all] [--requests short|long] [--no-semantic] [--set WEIGHT=VALUE]
 """
 
 from __future__ import annotations
@@ -136,15 +138,24 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="test")
     parser.add_argument("--no-semantic", action="store_true")
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE")
+    parser.add_argument(
+        "--requests",
+        choices=["short", "long"],
+        default="short",
+        help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs)",
+    )
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
     weights = DEFAULT_WEIGHTS.with_values(**dict(_weight(s) for s in args.set))
-    all_rows = [json.loads(line) for line in (DATA / "requests.jsonl").read_text().splitlines() if line]
+    source = DATA / ("long.jsonl" if args.requests == "long" else "requests.jsonl")
+    all_rows = [json.loads(line) for line in source.read_text().splitlines() if line]
     rows = [r for r in all_rows if args.split in ("all", r["split"])]
     dev = [r for r in all_rows if r["split"] == "dev"]
     counts = {k: sum(1 for r in rows if r["kind"] == k) for k in ("single", "none", "multi")}
-    print(f"split {args.split}: {counts['single']} single, {counts['none']} no-skill, {counts['multi']} multi")
+    print(
+        f"{source.name}, split {args.split}: {counts['single']} single, {counts['none']} no-skill, {counts['multi']} multi"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SKILLYARD_HOME"] = str(Path(tmp) / "home")  # a fresh index, no recent-use state
         root = install(Path(tmp) / "skills")

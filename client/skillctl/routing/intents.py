@@ -4,7 +4,7 @@ A whole message that asks for two things scores each skill on a mix of both, so 
 request (sometimes both) can fall below the threshold. The message is split where one request
 ends and another begins (sentence ends, and connectors such as "then", "also", "as well as";
 not a bare "and", which joins nouns as often as requests), and each part is routed on its own.
-Pure code.
+:func:`sentences` splits more finely, for scoring a long message sentence by sentence. Pure code.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import re
 
 MIN_PART_WORDS = 3  # "thanks." or "please" is not a request of its own
 MAX_PARTS = 4  # each part costs one more encode with semantic routing
+MAX_SENTENCES = 6  # ... and so does each sentence of a long message (one batch)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_ENDS = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CONNECTORS = re.compile(
     r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
 )
@@ -24,3 +26,12 @@ def split_intents(text: str) -> list[str]:
     parts = [c for s in _SENTENCES.split(text) for c in _CONNECTORS.split(s)]
     parts = [p.strip() for p in parts if len(p.split()) >= MIN_PART_WORDS]
     return parts[:MAX_PARTS] if len(parts) >= 2 else []
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message that has several (at most ``MAX_SENTENCES``, each of
+    ``MIN_PART_WORDS`` words or more); none for a message of one. A long message tells its story
+    around one sentence that asks ("... it only happens some nights. how do we track this
+    down?"), and that sentence alone is closer to the right skill than the whole is."""
+    found = [s.strip() for s in _SENTENCE_ENDS.split(text) if len(s.split()) >= MIN_PART_WORDS]
+    return found[:MAX_SENTENCES] if len(found) >= 2 else []

@@ -1,7 +1,7 @@
 """The router: compiled manifests (+ optional semantic vectors) in, ranked matches out.
 
-One encode per message when semantic vectors are present; otherwise pure lexical scoring,
-without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
+One encode per message when semantic vectors are present (one more batch for the sentences of a
+message that has several); otherwise pure lexical scoring, without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
 synthetic-query vectors per skill) or a plain (n, DIM) array of centroids.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from skillctl.routing.aggregation import routing_text
 from skillctl.routing.compiled import CompiledManifest
-from skillctl.routing.intents import split_intents
+from skillctl.routing.intents import sentences, split_intents
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.scoring import (
     Match,
@@ -20,6 +20,7 @@ from skillctl.routing.scoring import (
     rank_semantic,
     why_not_routed,
 )
+from skillctl.routing.text import prose
 from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
 
@@ -73,13 +74,14 @@ class Router:
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
-        matches = self._route_text(text, recent, query_vector)
-        parts = split_intents(text)
+        encoded: dict[str, object] = {}  # text -> vector, within this message
+        matches = self._route_text(text, recent, query_vector, encoded=encoded)
+        parts = split_intents(prose(text))
         if not parts:
             return matches
         firsts: dict[str, Match] = {}
         for part in parts:
-            if (found := self._route_text(part, recent)) and found[0].name not in firsts:
+            if (found := self._route_text(part, recent, encoded=encoded)) and found[0].name not in firsts:
                 firsts[found[0].name] = found[0]
         if not matches and len(firsts) < 2:
             return []
@@ -104,18 +106,40 @@ class Router:
             for i, m in enumerate(ranked)
         ]
 
-    def _route_text(self, text: str, recent: frozenset[str], query_vector=None, *, gated: bool = True) -> list[Match]:
+    def _route_text(
+        self,
+        text: str,
+        recent: frozenset[str],
+        query_vector=None,
+        *,
+        gated: bool = True,
+        encoded: dict[str, object] | None = None,
+    ) -> list[Match]:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
-        vector = query_vector if query_vector is not None else self.encoder.encode_one(text)
-        cosines, examples = self.vectors.scores(vector)
-        whitened = None
+        own = prose(text)
+        views = [own, *sentences(own)]
+        vectors = self._vectors(views, {} if encoded is None else encoded, query_vector)
         sem = self.weights.semantic
-        if sem.whitened_weight and hasattr(self.vectors, "whitened_scores"):
-            if (white := self.vectors.whitened_scores(vector)) is not None:
-                whitened = white[0] + sem.example_weight * white[1]
-        no_skill = self.no_skill().score(vector, sem.no_skill_k)
-        return rank_semantic(
+        # Per skill, the view (the whole message or one of its sentences) closest to it; the
+        # message is as chatty as its chattiest view, so a sentence never lowers the gate.
+        scored = [self.vectors.scores(v) for v in vectors]
+        cosines, examples = scored[0]
+        whitened = self._whitened(vectors[0])
+        no_skill = self.no_skill().score(vectors[0], sem.no_skill_k)
+        closest = None
+        if len(views) > 1:
+            import numpy as np
+
+            stacked = np.stack([c + sem.example_weight * e for c, e in scored])
+            closest = stacked.argmax(axis=0)
+            share = sem.sentence_share
+            cosines = np.maximum(cosines, (1 - share) * cosines + share * np.max([c for c, _ in scored[1:]], axis=0))
+            examples = np.maximum(examples, (1 - share) * examples + share * np.max([e for _, e in scored[1:]], axis=0))
+            if whitened is not None:
+                whitened = np.max([whitened, *(self._whitened(v) for v in vectors[1:])], axis=0)
+            no_skill = max(no_skill, *(self.no_skill().score(v, sem.no_skill_k) for v in vectors[1:]))
+        matches = rank_semantic(
             self.index,
             text,
             cosines,
@@ -126,3 +150,35 @@ class Router:
             w=self.weights,
             gated=gated,
         )
+        if closest is not None:
+            at = {name: i for i, name in enumerate(self.index.names)}
+            for match in matches:
+                if view := int(closest[at[match.name]]):
+                    match.reasons.append(f"closest sentence: {_clip(views[view])!r}")
+        return matches
+
+    def _vectors(self, texts: list[str], encoded: dict[str, object], first=None) -> list:
+        """One vector per text: ``first`` for the first when given, known ones from ``encoded``,
+        the rest encoded (the sentences in one batch) and kept there."""
+        if first is not None:
+            encoded.setdefault(texts[0], first)
+        if missing := [t for t in dict.fromkeys(texts) if t not in encoded]:
+            if texts[0] in missing:  # the whole message alone: padding the sentences to its length wastes time
+                encoded[texts[0]] = self.encoder.encode_one(texts[0])
+                missing.remove(texts[0])
+            if missing:
+                encoded.update(zip(missing, self.encoder.encode(missing), strict=True))
+        return [encoded[t] for t in texts]
+
+    def _whitened(self, vector):
+        """Centroid + example cosines in the whitened space, or None (no whitening)."""
+        sem = self.weights.semantic
+        if sem.whitened_weight and hasattr(self.vectors, "whitened_scores"):
+            if (white := self.vectors.whitened_scores(vector)) is not None:
+                return white[0] + sem.example_weight * white[1]
+        return None
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -70,6 +70,32 @@ def all_stems(text: str) -> list[str]:
     return [stem(w) for w in words(text)]
 
 
+# Pasted code and logs are not the writer's words: a fenced block, an indented line, a line dense in
+# code characters (inline `spans` aside) or a stack-trace line.
+_FENCED = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_CODE_CHARS = frozenset("=(){}[];<>\\|$#*&^~_@")
+_TRACE_LINE = re.compile(r"(?:Traceback \(most recent call last\)|File \"[^\"]*\", line \d+|at \S+:\d+(?::\d+)?\)?$)")
+CODE_SHARE = 0.08  # a line with more code characters than this share of its length is code
+MIN_PROSE_WORDS = 3
+
+
+def _is_code(line: str) -> bool:
+    if line.startswith(("    ", "\t", "@@")) or re.match(r"[+-](?: {2,}|\t)", line):  # indented, or a diff line
+        return True
+    bare = _INLINE_CODE.sub("x", line.strip())
+    return sum(c in _CODE_CHARS for c in bare) > CODE_SHARE * len(bare) or bool(_TRACE_LINE.match(bare))
+
+
+def prose(text: str) -> str:
+    """``text`` in its writer's own words: pasted code and logs left out (fenced blocks, indented
+    lines, lines dense in code characters, stack-trace lines). The text as it is when that leaves
+    fewer than ``MIN_PROSE_WORDS`` words: a message that is all code is still what was asked."""
+    kept = [line.strip() for line in _FENCED.sub("\n", text).splitlines() if line.strip() and not _is_code(line)]
+    own = "\n".join(kept)
+    return own if len(own.split()) >= MIN_PROSE_WORDS else text
+
+
 def split_name(name: str) -> list[str]:
     """A skill or tool name as words: "pdf-editor" -> [pdf, editor], "NewsTool" -> [news, tool]."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)

@@ -46,6 +46,9 @@ class SemanticWeights:
     semantic_mention: float = 0.3
     semantic_negative: float = 0.15
     semantic_recent: float = 0.03
+    # A message of several sentences: each skill's cosines are the whole message's, or, when
+    # higher, (1 - share) x the whole's + share x its closest sentence's (tuned on dev).
+    sentence_share: float = 1.0
     # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
     # + recent). The best skill's evidence must reach semantic_threshold, and, minus
     # no_skill_weight * the message's no-skill score (mean cosine of its no_skill_k closest

@@ -67,20 +67,21 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
     from bench import route_real
 
     monkeypatch.setattr(route_real, "CORPUS", corpus_dir)
-    rows = [json.loads(line) for line in (route_real.DATA / "requests.jsonl").read_text().splitlines() if line]
-    dev = [r for r in rows if r["split"] == "dev"]
     root = route_real.install(tmp_path / "skills")
     from skillctl.skillset import SkillSet
 
-    scores = {
-        mode: route_real.run_skillset(SkillSet.from_dir(root, semantic=mode, ignore_gates=True), dev)
-        for mode in (False, True)
-    }
+    routers = {mode: SkillSet.from_dir(root, semantic=mode, ignore_gates=True) for mode in (False, True)}
+    for source in ("requests.jsonl", "long.jsonl"):  # short requests, and long ones with context and pasted code
+        rows = [json.loads(line) for line in (route_real.DATA / source).read_text().splitlines() if line]
+        dev = [r for r in rows if r["split"] == "dev"]
+        _never_below({mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}, source)
 
+
+def _never_below(scores: dict, source: str) -> None:
     def rate(score, part):
         values = [a for a, _ in score.single] if part == "top1" else [b for _, b in score.single]
         values = score.none if part == "none" else score.multi if part == "multi" else values
         return sum(values) / len(values)
 
     for part in ("top1", "top3", "none", "multi"):
-        assert rate(scores[True], part) >= rate(scores[False], part), part
+        assert rate(scores[True], part) >= rate(scores[False], part), (source, part)

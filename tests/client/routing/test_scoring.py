@@ -134,6 +134,42 @@ def test_split_intents_cuts_at_sentences_and_request_connectors_only():
     assert split_intents("one two three. " * 9) == ["one two three."] * 4  # at most four parts
 
 
+def test_sentences_of_a_long_message():
+    from skillctl.routing.intents import MAX_SENTENCES, sentences
+
+    assert sentences("deploy the api to kubernetes") == []  # one sentence: nothing to split
+    assert sentences("the build broke after the upgrade. no idea. how do we track it down?") == [
+        "the build broke after the upgrade.",
+        "how do we track it down?",  # "no idea." is too short to say anything alone
+    ]
+    assert sentences("here is the log:\nit fails every night") == ["here is the log:", "it fails every night"]
+    assert len(sentences("one two three. " * 20)) == MAX_SENTENCES
+
+
+def test_prose_leaves_out_pasted_code_and_logs():
+    from skillctl.routing.text import prose
+
+    message = (
+        "the nightly job started failing with this:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "jobs/nightly.py", line 88, in run\n'
+        "    total = reconcile(batch)\n"
+        "ZeroDivisionError: division by zero\n\n"
+        "```python\nfor t in txns:\n    print(t)\n```\n"
+        '{"items": [{"id": 7}]}\n'
+        "-    if token.expires_at < now:\n"
+        "what is going on? the `reconcile` step was fine last week"
+    )
+    assert prose(message).splitlines() == [
+        "the nightly job started failing with this:",
+        "ZeroDivisionError: division by zero",
+        "what is going on? the `reconcile` step was fine last week",  # inline code is still prose
+    ]
+    assert prose("deploy the api to kubernetes") == "deploy the api to kubernetes"
+    only_code = "```\nx = [3, 1, 2].sort()\n```"
+    assert prose(only_code) == only_code  # all code: still what was asked
+
+
 def test_each_request_of_a_message_gets_its_skill():
     router = Router(SKILLS)
     message = "merge these pdf files and fill the pdf forms, then deploy the services to my kubernetes cluster"
@@ -149,11 +185,13 @@ def test_two_requests_stand_without_the_whole_message_passing(monkeypatch):
     real = router._route_text
     whole = "merge the pdf files. deploy it to kubernetes now"
     monkeypatch.setattr(
-        router, "_route_text", lambda text, recent, qv=None: [] if text == whole else real(text, recent)
+        router, "_route_text", lambda text, recent, qv=None, **kw: [] if text == whole else real(text, recent)
     )
     assert names(router.route(whole)) == ["pdf-tools", "k8s-deploy"]
     # ... but one request alone in a message that passes nothing is not enough
     lone = "merge the pdf files. what a lovely morning it is"
-    monkeypatch.setattr(router, "_route_text", lambda text, recent, qv=None: [] if text == lone else real(text, recent))
+    monkeypatch.setattr(
+        router, "_route_text", lambda text, recent, qv=None, **kw: [] if text == lone else real(text, recent)
+    )
     assert router.route(lone) == []
     assert router_module.split_intents(lone) == ["merge the pdf files.", "what a lovely morning it is"]

@@ -8,7 +8,7 @@ from skillctl.routing.manifests import build_offline
 from skillctl.routing.router import Router
 from skillctl.routing.scoring import BM25, ScoringIndex, passes_gate, rank_semantic
 from skillctl.routing.text import terms
-from skillctl.routing.weights import LexicalWeights, SemanticWeights, Weights
+from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
 
 
 def test_bm25_is_normalised_by_the_best_possible_score_for_the_message():
@@ -147,6 +147,32 @@ def test_semantic_routing_gates_small_talk_and_keeps_reasons():
     assert match.name == "pdf-tools" and any(r.startswith("semantic 1.000") for r in match.reasons)
     assert {"evidence", "no_skill", "bm25"} <= set(match.components)
     assert router.route("hello there, how are you") == []
+
+
+def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
+    ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
+    enc = FakeEncoder()
+    router = Router(
+        ms,
+        vectors=np.stack([enc.encode_one("pdf")]),
+        encoder=enc,
+        weights=DEFAULT_WEIGHTS.with_values(
+            offline_threshold=0.8,
+            offline_no_skill_threshold=0.4,
+            name_word_no_skill_threshold=0.4,
+            no_skill_weight=1.0,
+            no_skill_k=1,
+            lexical_rescue=False,
+        ),
+    )
+    assert router.route("hello there friend, merge these files please") == []  # one sentence, far from the skill
+    [match] = router.route("hello there friend. pdf merge these files please")
+    assert match.name == "pdf-tools" and match.components["semantic"] == pytest.approx(1.0)
+    assert "closest sentence: 'pdf merge these files please'" in match.reasons
+    # ... and as chatty as its chattiest sentence: "hello there" is a no-skill reference message
+    assert match.components["no_skill"] == pytest.approx(1.0)
+    router.weights = router.weights.with_values(offline_no_skill_threshold=0.6, name_word_no_skill_threshold=0.6)
+    assert router.route("hello there friend. pdf merge these files please") == []
 
 
 def test_rank_semantic_followers_need_the_floor():
