@@ -43,6 +43,7 @@ class Router:
         self.encoder = encoder
         self.weights = weights
         self._no_skill = None
+        self._offline_mask: tuple | None = None  # (mask or None,) once computed
 
     def no_skill(self):
         """The "needs no skill" reference (``semantic.NoSkillReference``), loaded on first use."""
@@ -118,26 +119,30 @@ class Router:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
         own = prose(text)
-        views = [own, *sentences(own)]
+        offline = self._offline()
+        views = [own, *sentences(own)] if offline is not None else [own]
         vectors = self._vectors(views, {} if encoded is None else encoded, query_vector)
         sem = self.weights.semantic
-        # Per skill, the view (the whole message or one of its sentences) closest to it; the
-        # message is as chatty as its chattiest view, so a sentence never lowers the gate.
-        scored = [self.vectors.scores(v) for v in vectors]
-        cosines, examples = scored[0]
+        cosines, examples = self.vectors.scores(vectors[0])
         whitened = self._whitened(vectors[0])
         no_skill = self.no_skill().score(vectors[0], sem.no_skill_k)
         closest = None
         if len(views) > 1:
+            # Per skill without synthetic queries, the view (the whole message or one of its
+            # sentences) closest to it; skills with queries keep the gate calibrated on whole
+            # messages (MetaTool). The message is as chatty as its chattiest view, so a sentence
+            # never lowers the gate.
             import numpy as np
 
-            stacked = np.stack([c + sem.example_weight * e for c, e in scored])
-            closest = stacked.argmax(axis=0)
+            scored = [self.vectors.scores(v) for v in vectors[1:]]
             share = sem.sentence_share
-            cosines = np.maximum(cosines, (1 - share) * cosines + share * np.max([c for c, _ in scored[1:]], axis=0))
-            examples = np.maximum(examples, (1 - share) * examples + share * np.max([e for _, e in scored[1:]], axis=0))
-            if whitened is not None:
-                whitened = np.max([whitened, *(self._whitened(v) for v in vectors[1:])], axis=0)
+            per_sentence = np.stack([c + sem.example_weight * e for c, e in scored])
+            nearer = offline & (per_sentence.max(axis=0) > cosines + sem.example_weight * examples)
+            closest = np.where(nearer, per_sentence.argmax(axis=0) + 1, 0)
+            best_cosine = np.max([c for c, _ in scored], axis=0)
+            best_example = np.max([e for _, e in scored], axis=0)
+            cosines = np.where(offline, np.maximum(cosines, (1 - share) * cosines + share * best_cosine), cosines)
+            examples = np.where(offline, np.maximum(examples, (1 - share) * examples + share * best_example), examples)
             no_skill = max(no_skill, *(self.no_skill().score(v, sem.no_skill_k) for v in vectors[1:]))
         matches = rank_semantic(
             self.index,
@@ -169,6 +174,15 @@ class Router:
             if missing:
                 encoded.update(zip(missing, self.encoder.encode(missing), strict=True))
         return [encoded[t] for t in texts]
+
+    def _offline(self):
+        """Which skills have no synthetic queries (numpy booleans), or None when all have some."""
+        if self._offline_mask is None:
+            import numpy as np
+
+            mask = np.array([not self.index.has_queries(name) for name in self.index.names], dtype=bool)
+            self._offline_mask = (mask,) if mask.any() else (None,)
+        return self._offline_mask[0]
 
     def _whitened(self, vector):
         """Centroid + example cosines in the whitened space, or None (no whitening)."""

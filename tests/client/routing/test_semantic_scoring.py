@@ -173,6 +173,11 @@ def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
     assert match.components["no_skill"] == pytest.approx(1.0)
     router.weights = router.weights.with_values(offline_no_skill_threshold=0.6, name_word_no_skill_threshold=0.6)
     assert router.route("hello there friend. pdf merge these files please") == []
+    # A skill with synthetic queries keeps whole-message scoring: its gate is calibrated on that.
+    with_queries = [build_offline(name="pdf-tools", description="Merge PDF files.", queries=["pdf merge"])]
+    router = Router(with_queries, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc, weights=router.weights)
+    assert router.route("pdf merge these files please")[0].name == "pdf-tools"
+    assert router.route("hello there friend. pdf merge these files please") == []
 
 
 def test_rank_semantic_followers_need_the_floor():
