@@ -1,8 +1,9 @@
 """The router: compiled manifests (+ optional semantic vectors) in, ranked matches out.
 
 One encode per message when semantic vectors are present (one more batch for the sentences of a
-message that has several); otherwise pure lexical scoring, without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
-synthetic-query vectors per skill) or a plain (n, DIM) array of centroids.
+message that has several); otherwise pure lexical scoring, without importing numpy or
+onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid + synthetic-query vectors per
+skill) or a plain (n, DIM) array of centroids.
 """
 
 from __future__ import annotations
