@@ -117,6 +117,13 @@ class FakeEncoder:
         return v / np.linalg.norm(v)
 
 
+def pdf_router(weights, **manifest) -> Router:
+    """One pdf skill ("Merge PDF files.") over :class:`FakeEncoder` vectors."""
+    enc = FakeEncoder()
+    skills = [build_offline(name="pdf-tools", description="Merge PDF files.", **manifest)]
+    return Router(skills, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc, weights=weights)
+
+
 def test_skill_vectors_give_centroid_and_closest_example_per_skill():
     from skillctl.routing.semantic import SkillVectors
 
@@ -150,20 +157,15 @@ def test_semantic_routing_gates_small_talk_and_keeps_reasons():
 
 
 def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
-    ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
-    enc = FakeEncoder()
-    router = Router(
-        ms,
-        vectors=np.stack([enc.encode_one("pdf")]),
-        encoder=enc,
-        weights=DEFAULT_WEIGHTS.with_values(
+    router = pdf_router(
+        DEFAULT_WEIGHTS.with_values(
             offline_threshold=0.8,
             offline_no_skill_threshold=0.4,
             name_word_no_skill_threshold=0.4,
             no_skill_weight=1.0,
             no_skill_k=1,
             lexical_rescue=False,
-        ),
+        )
     )
     assert router.route("hello there friend, merge these files please") == []  # one sentence, far from the skill
     [match] = router.route("hello there friend. pdf merge these files please")
@@ -174,8 +176,7 @@ def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
     router.weights = router.weights.with_values(offline_no_skill_threshold=0.6, name_word_no_skill_threshold=0.6)
     assert router.route("hello there friend. pdf merge these files please") == []
     # A skill with synthetic queries keeps whole-message scoring: its gate is calibrated on that.
-    with_queries = [build_offline(name="pdf-tools", description="Merge PDF files.", queries=["pdf merge"])]
-    router = Router(with_queries, vectors=np.stack([enc.encode_one("pdf")]), encoder=enc, weights=router.weights)
+    router = pdf_router(router.weights, queries=["pdf merge"])
     assert router.route("pdf merge these files please")[0].name == "pdf-tools"
     assert router.route("hello there friend. pdf merge these files please") == []
 
@@ -235,15 +236,11 @@ def test_shipped_no_skill_reference_is_broad_and_cached():
 
 
 def test_router_gate_uses_the_nearest_no_skill_messages():
-    ms = [build_offline(name="pdf-tools", description="Merge PDF files.")]
     enc = FakeEncoder()
-    router = Router(
-        ms,
-        vectors=np.stack([enc.encode_one("pdf")]),
-        encoder=enc,
-        weights=Weights(
+    router = pdf_router(
+        Weights(
             semantic=SemanticWeights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1)
-        ),
+        )
     )
     assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
     [match] = router.route("pdf merge")
