@@ -15,7 +15,8 @@ Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and bi
 decide what a request means): lexical-only, semantic (MiniLM + WordLlama) and a baseline of plain cosine
 to the description with one threshold tuned on the dev split.
 
-    python bench/route_real.py [--split dev|test|all] [--requests short|long] [--no-semantic] [--set WEIGHT=VALUE]
+    python bench/route_real.py [--split dev|test|all] [--requests short|long] [--typos N]
+                               [--no-semantic] [--set WEIGHT=VALUE]
 """
 
 from __future__ import annotations
@@ -127,6 +128,44 @@ def _balanced(ranked: list, threshold: float) -> float:
     return right / max(len(single), 1) + quiet / max(len(none), 1)
 
 
+_KEYBOARD = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
+
+
+def _neighbours(ch: str) -> str:
+    for row in _KEYBOARD:
+        if (i := row.find(ch)) >= 0:
+            return row[max(i - 1, 0) : i] + row[i + 1 : i + 2]
+    return ch
+
+
+def with_typos(text: str, count: int) -> str:
+    """``text`` with ``count`` of its content words (four letters or more) mistyped the ways
+    people mistype: two letters swapped, one dropped, one doubled, or a key's neighbour hit.
+    Seeded by the text, so every run and every router sees the same typos."""
+    import hashlib
+    import random
+    import re
+
+    from skillctl.routing.text import STOPWORDS
+
+    rng = random.Random(hashlib.sha256(text.encode()).digest())
+    spans = [m for m in re.finditer(r"[A-Za-z]{4,}", text) if m.group().lower() not in STOPWORDS]
+    chosen = sorted(rng.sample(spans, min(count, len(spans))), key=lambda m: -m.start())
+    for m in chosen:  # from the end, so earlier offsets stay valid
+        word, i = m.group(), rng.randrange(1, len(m.group()) - 1)
+        kind = rng.choice(("swap", "drop", "double", "neighbour"))
+        if kind == "swap":
+            typo = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+        elif kind == "drop":
+            typo = word[:i] + word[i + 1 :]
+        elif kind == "double":
+            typo = word[:i] + word[i] + word[i:]
+        else:
+            typo = word[:i] + rng.choice(_neighbours(word[i].lower())) + word[i + 1 :]
+        text = text[: m.start()] + typo + text[m.end() :]
+    return text
+
+
 def _weight(setting: str) -> tuple[str, object]:
     key, value = setting.split("=", 1)
     kind = type(DEFAULT_WEIGHTS.get(key))
@@ -144,12 +183,21 @@ def main() -> None:
         default="short",
         help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs)",
     )
+    parser.add_argument(
+        "--typos",
+        type=int,
+        default=0,
+        metavar="N",
+        help="mistype N content words of every request (seeded by its text): robustness to typos",
+    )
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
     weights = DEFAULT_WEIGHTS.with_values(**dict(_weight(s) for s in args.set))
     source = DATA / ("long.jsonl" if args.requests == "long" else "requests.jsonl")
     all_rows = [json.loads(line) for line in source.read_text().splitlines() if line]
+    if args.typos:
+        all_rows = [{**r, "query": with_typos(r["query"], args.typos)} for r in all_rows]
     rows = [r for r in all_rows if args.split in ("all", r["split"])]
     dev = [r for r in all_rows if r["split"] == "dev"]
     counts = {k: sum(1 for r in rows if r["kind"] == k) for k in ("single", "none", "multi")}

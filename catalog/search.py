@@ -21,6 +21,7 @@ from django.db.models.functions import Cast
 from skillctl.routing import semantic
 from skillctl.routing.manifests import build_offline, merge_registry
 from skillctl.routing.scoring import Match, ScoringIndex, rank_lexical, rank_semantic
+from skillctl.routing.spelling import Speller
 from skillctl.routing.weights import DEFAULT_WEIGHTS
 
 MAX_RESULTS = 500  # a search shows pages of these; nobody reads further
@@ -38,10 +39,12 @@ SEMANTIC_CANDIDATES = 100
 
 @dataclass(frozen=True)
 class Compiled:
-    """A candidate set's scoring index and, with semantic search, its centroids in index order
-    (a (n, semantic.DIM) float32 matrix, zeros for a skill without a vector; None when none has one)."""
+    """A candidate set's scoring index, the speller of its words (typos in a query are read as
+    them), and, with semantic search, its centroids in index order (a (n, semantic.DIM) float32
+    matrix, zeros for a skill without a vector; None when none has one)."""
 
     index: ScoringIndex
+    speller: Speller
     vectors: Any = None
 
 
@@ -72,7 +75,7 @@ def _index(key: tuple, load) -> Compiled:  # noqa: ANN001
         data = routing_of.get(skill.id, (None, None))[0]
         routing.append(merge_registry(offline, data) if data else offline)
     vectors = [routing_of.get(i, (None, None))[1] for i in ids] if key[0] else []
-    compiled = Compiled(ScoringIndex(routing), _stacked(vectors))
+    compiled = Compiled(ScoringIndex(routing), Speller.of(routing), _stacked(vectors))
     with _LOCK:
         _INDEXES[key] = compiled
         while len(_INDEXES) > INDEX_CACHE_SIZE:
@@ -94,11 +97,13 @@ def _stacked(vectors: list[bytes | memoryview | None]) -> Any:
 
 
 def _scores(compiled: Compiled, q: str, query_vector: Future | None) -> dict[str, float]:
-    """Skill name -> score of the skills the query finds (lexical or semantic evidence)."""
+    """Skill name -> score of the skills the query finds (lexical or semantic evidence); a typo
+    is read as the skills' word one edit away ("powerpont": powerpoint)."""
     weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
+    q, typos = compiled.speller.correct(q)
     if compiled.vectors is None or query_vector is None:
         return {m.name: m.score for m in rank_lexical(compiled.index, q, w=weights, gated=False)}
-    cosines = compiled.vectors @ query_vector.result()
+    cosines = compiled.vectors @ (_query_vector(q) if typos else query_vector.result())
     matches = rank_semantic(compiled.index, q, cosines, gated=False, w=weights, candidates=SEMANTIC_CANDIDATES)
     return {m.name: m.score for m in matches if _found(m)}
 

@@ -59,3 +59,12 @@ def found(page: str) -> list[str]:
 def test_lexical_and_name_matches_still_rank_first(skills):
     assert found(search("rotate the pages of a pdf"))[0] == "pdf-tools"
     assert found(search("k8s-deploy"))[0] == "k8s-deploy"
+
+
+@pytest.mark.parametrize("semantic_on", ["1", "0"])
+def test_a_typo_in_the_query_is_read_as_the_skills_word(skills, monkeypatch, semantic_on):
+    monkeypatch.setenv("SKILLYARD_SEMANTIC", semantic_on)
+    assert found(search("kubernetes"))[:1] == ["k8s-deploy"]
+    assert found(search("kubernets"))[:1] == ["k8s-deploy"]  # a letter dropped
+    assert found(search("rotaet pages"))[:1] == ["pdf-tools"]  # two letters swapped
+    assert "No skill matches" in search("qwxz flurb")  # gibberish is one edit from nothing

@@ -21,6 +21,7 @@ from skillctl.routing.scoring import (
     rank_semantic,
     why_not_routed,
 )
+from skillctl.routing.spelling import Speller
 from skillctl.routing.text import prose
 from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
@@ -45,6 +46,7 @@ class Router:
         self.weights = weights
         self._no_skill = None
         self._offline_mask: tuple | None = None  # (mask or None,) once computed
+        self._speller: Speller | None = None
 
     def no_skill(self):
         """The "needs no skill" reference (``semantic.NoSkillReference``), loaded on first use."""
@@ -53,6 +55,12 @@ class Router:
 
             self._no_skill = no_skill_reference(self.encoder)
         return self._no_skill
+
+    def speller(self) -> Speller:
+        """Reads typos as the installed skills' words (:mod:`skillctl.routing.spelling`), built on first use."""
+        if self._speller is None:
+            self._speller = Speller.of(self.index.manifests)
+        return self._speller
 
     @property
     def semantic(self) -> bool:
@@ -76,11 +84,14 @@ class Router:
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
+        text, typos = self.speller().correct(text)
+        if typos:
+            query_vector = None  # the caller encoded the words as typed
         encoded: dict[str, object] = {}  # text -> vector, within this message
         matches = self._route_text(text, recent, query_vector, encoded=encoded)
         parts = split_intents(prose(text))
         if not parts:
-            return matches
+            return _read_as(matches, typos)
         firsts: dict[str, Match] = {}
         for part in parts:
             if (found := self._route_text(part, recent, encoded=encoded)) and found[0].name not in firsts:
@@ -94,7 +105,7 @@ class Router:
                 merged[name] = match
         for match in matches[1:]:
             merged.setdefault(match.name, match)
-        return list(merged.values())[: self.weights.limit]
+        return _read_as(list(merged.values())[: self.weights.limit], typos)
 
     def nearest(self, message: str, *, history: Sequence[str] = ()) -> list[tuple[Match, str]]:
         """The best few skills with thresholds and gates unapplied, each with what stopped it
@@ -102,7 +113,8 @@ class Router:
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
-        ranked = self._route_text(text, frozenset(), gated=False)
+        text, typos = self.speller().correct(text)
+        ranked = _read_as(self._route_text(text, frozenset(), gated=False), typos)
         return [
             (m, why_not_routed(m, best=i == 0, w=self.weights, offline=not self.index.has_queries(m.name)))
             for i, m in enumerate(ranked)
@@ -192,6 +204,13 @@ class Router:
             if (white := self.vectors.whitened_scores(vector)) is not None:
                 return white[0] + sem.example_weight * white[1]
         return None
+
+
+def _read_as(matches: list[Match], typos: list[tuple[str, str]]) -> list[Match]:
+    """``matches``, the best one saying which typos the message was read with."""
+    if matches and typos:
+        matches[0].reasons.append("read " + ", ".join(f"{typo!r} as {word!r}" for typo, word in typos))
+    return matches
 
 
 def _clip(text: str, limit: int = 60) -> str:

@@ -74,14 +74,23 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
     for source in ("requests.jsonl", "long.jsonl"):  # short requests, and long ones with context and pasted code
         rows = [json.loads(line) for line in (route_real.DATA / source).read_text().splitlines() if line]
         dev = [r for r in rows if r["split"] == "dev"]
-        _never_below({mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}, source)
+        scores = {mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}
+        _never_below(scores, source)
+        if source == "requests.jsonl":
+            # One typo in every request: typos are read as the skills' words, so semantic routing
+            # loses little top-1 (without the speller: .10 on this split) and stays above lexical.
+            typed = [{**r, "query": route_real.with_typos(r["query"], 1)} for r in dev]
+            with_typos = {mode: route_real.run_skillset(router, typed) for mode, router in routers.items()}
+            _never_below(with_typos, source + " with typos")
+            assert _rate(with_typos[True], "top1") >= _rate(scores[True], "top1") - 0.04
 
 
 def _never_below(scores: dict, source: str) -> None:
-    def rate(score, part):
-        values = [a for a, _ in score.single] if part == "top1" else [b for _, b in score.single]
-        values = score.none if part == "none" else score.multi if part == "multi" else values
-        return sum(values) / len(values)
-
     for part in ("top1", "top3", "none", "multi"):
-        assert rate(scores[True], part) >= rate(scores[False], part), (source, part)
+        assert _rate(scores[True], part) >= _rate(scores[False], part), (source, part)
+
+
+def _rate(score, part: str) -> float:
+    values = [a for a, _ in score.single] if part == "top1" else [b for _, b in score.single]
+    values = score.none if part == "none" else score.multi if part == "multi" else values
+    return sum(values) / len(values)

@@ -1,0 +1,104 @@
+"""Typos read as the installed skills' words (skillctl.routing.spelling), and routing with them."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from skillctl.routing.manifests import build_offline
+from skillctl.routing.router import Router
+from skillctl.routing.spelling import KNOWN_WORDS, KnownWords, Speller, known_words
+
+SKILLS = [
+    build_offline(
+        name="algorithmic-art",
+        description="Generative art with p5.js: seeded randomness, flow fields, particles and parameter sliders.",
+    ),
+    build_offline(name="pptx", description="Create and edit slide decks: layouts, speaker notes, slides."),
+    build_offline(name="doc-coauthoring", description="Co-write a proposal, technical spec or design doc."),
+]
+
+
+@pytest.fixture
+def speller() -> Speller:
+    return Speller.of(SKILLS)
+
+
+def test_known_words_are_found_by_binary_search_in_the_file(tmp_path):
+    words = sorted(random.Random(7).sample(KNOWN_WORDS.read_text("ascii").split(), 2000))
+    path = tmp_path / "words.txt"
+    path.write_text("\n".join(words[::2]) + "\n", encoding="ascii")
+    known = KnownWords(path)
+    assert all(w in known for w in words[::2])
+    assert not any(w in known for w in words[1::2])  # each between two listed words
+    assert "" not in known and "zzzzzz" not in known and "aaaa" not in known and "café" not in known
+    assert len(known) == len(words[::2]) and known.all() == frozenset(words[::2])
+    assert "x" not in KnownWords(tmp_path / "missing.txt")  # a broken install: nothing is known
+
+
+def test_the_shipped_list_knows_english_and_programming_words():
+    known = known_words()
+    assert {"difference", "between", "sliders", "backend", "grep", "const", "rebase"} <= known.all()
+    assert not {"diffrence", "betwen", "recieve", "generaative"} & known.all()
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [
+        ("make generaative art", "make generative art"),  # a letter doubled
+        ("tweak it with slidrrs", "tweak it with sliders"),  # a neighbour key: the skills say "sliders"
+        ("a prposal doc", "a proposal doc"),  # a letter dropped
+        ("let's co-wrtie it", "let's co-write it"),  # two letters swapped
+        ("Generaative art please", "Generative art please"),  # the case as typed
+    ],
+)
+def test_a_typo_is_read_as_the_skill_word_one_edit_away(speller, typed, meant):
+    text, fixes = speller.correct(typed)
+    assert text == meant and len(fixes) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love sliders and generative art",  # spelled right
+        "see run.sh, api/slidrs and getSlidrs",  # paths, files and identifiers are not prose
+        "call reconcile(slidrs) then https://slidrs.example",  # a call, an address
+        "the SLIDRS team",  # an acronym or a name
+        "zliders and xlides",  # the first letter is taken as typed
+        "a slider for the serializer",  # another form of a known word (serialized), not a typo
+        "sld",  # too short to tell
+    ],
+)
+def test_what_is_not_a_typo_stays_as_typed(speller, text):
+    assert speller.correct(text) == (text, [])
+
+
+def test_a_likely_typo_wins_over_a_word_more_skills_use():
+    # "goid": o and i are neighbours on the keyboard (good), u is not next to o (guid).
+    speller = Speller({"guid": 5, "good": 1})
+    assert speller.nearest("goid") == "good"
+    assert Speller({"guid": 5, "godi": 1}).nearest("goid") == "godi"  # two letters swapped: likely too
+    assert Speller({"guid": 1}).nearest("goid") is None  # a distant key on a four-letter word: too unsure
+
+
+def test_a_typo_of_a_word_no_skill_uses_is_read_as_the_one_known_word_it_can_be(speller):
+    assert speller.correct("wat is the diffrence") == ("wat is the difference", [("diffrence", "difference")])
+    assert speller.nearest("moorning") is None  # morning or mooring: left to the reader
+
+
+def test_routing_reads_typos_and_says_so():
+    router = Router(SKILLS)
+    [clean] = router.route("write a proposal doc with me")
+    [typed] = router.route("write a prposal doc with me")
+    assert clean.name == typed.name == "doc-coauthoring"
+    assert "read 'prposal' as 'proposal'" in typed.reasons
+    [(near, _), *_] = router.nearest("co-wrtie a prposal")
+    assert near.name == "doc-coauthoring" and any("as 'proposal'" in r for r in near.reasons)
+
+
+def test_a_capitalised_word_inside_a_sentence_is_a_name_unless_it_is_a_likely_typo_of_a_skills_word():
+    speller = Speller({"power": 3, "sarah": 2, "apologize": 1})
+    assert speller.correct("facts about Salah please") == ("facts about Salah please", [])  # l -> r: distant keys
+    assert speller.correct("my report in Pwoer BI")[0] == "my report in Power BI"  # two letters swapped
+    assert speller.correct("I apologise") == ("I apologise", [])  # British spelling is not a typo
