@@ -21,7 +21,7 @@ from skillctl.routing.scoring import (
     rank_semantic,
     why_not_routed,
 )
-from skillctl.routing.spelling import Speller
+from skillctl.routing.spelling import Speller, maybe_typos
 from skillctl.routing.text import prose
 from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
@@ -84,7 +84,7 @@ class Router:
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
-        text, typos = self.speller().correct(text)
+        text, typos = self._read(text)
         if typos:
             query_vector = None  # the caller encoded the words as typed
         encoded: dict[str, object] = {}  # text -> vector, within this message
@@ -113,12 +113,17 @@ class Router:
         text = routing_text(message, history)
         if not text.strip() or len(self.index) == 0:
             return []
-        text, typos = self.speller().correct(text)
+        text, typos = self._read(text)
         ranked = _read_as(self._route_text(text, frozenset(), gated=False), typos)
         return [
             (m, why_not_routed(m, best=i == 0, w=self.weights, offline=not self.index.has_queries(m.name)))
             for i, m in enumerate(ranked)
         ]
+
+    def _read(self, text: str) -> tuple[str, list[tuple[str, str]]]:
+        """``text`` with its typos read as the skills' words (the speller is built only for a
+        message with a word it could read otherwise), and the (typo, word) pairs."""
+        return self.speller().correct(text) if maybe_typos(text) else (text, [])
 
     def _route_text(
         self,

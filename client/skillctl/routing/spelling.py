@@ -108,6 +108,13 @@ def known_words() -> KnownWords:
     return _known
 
 
+def maybe_typos(text: str) -> bool:
+    """Has ``text`` a word :meth:`Speller.correct` could read otherwise (one it does not know as
+    English or programming)? Most messages have none: then no speller need be built."""
+    known = known_words()
+    return any(m.group().lower() not in known for m in _WORD.finditer(text))
+
+
 class Speller:
     """Reads a message's typos as words of the installed skills (see the module docstring).
 
