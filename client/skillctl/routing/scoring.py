@@ -452,6 +452,8 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
     if evidence < threshold:
         return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}"
     margin = evidence - sem.no_skill_weight * no_skill
+    if margin >= floor:
+        return "passes the gate"  # the message routes (asked about a message that does)
     return (
         f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
         f"evidence - {sem.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g})"

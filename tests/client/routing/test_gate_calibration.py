@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillctl.routing.manifests import build_offline
-from skillctl.routing.scoring import ScoringIndex, rank_semantic
+from skillctl.routing.scoring import ScoringIndex, rank_semantic, why_not_routed
 from skillctl.routing.weights import DEFAULT_WEIGHTS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,6 +55,18 @@ def test_offline_skills_have_their_own_threshold():
     assert DEFAULT_WEIGHTS.semantic.offline_threshold < DEFAULT_WEIGHTS.semantic.semantic_threshold
     assert [m.name for m in route(index(), cosine=cosine, lexical_rescue=False)][:1] == ["k8s-deploy"]
     assert route(index(queries=["ship it"]), cosine=cosine, lexical_rescue=False) == []
+
+
+def test_why_not_routed_names_the_bar_the_best_skill_missed():
+    def why(cosine: float, no_skill: float) -> str:
+        [best, *_] = rank_semantic(
+            index(), MESSAGE, [cosine, 0.05], examples=[cosine, 0.05], no_skill=no_skill, gated=False
+        )
+        return why_not_routed(best, best=True, offline=True)
+
+    assert why(0.2, 0.1).startswith("semantic evidence 0.300, below the threshold")
+    assert why(0.6, 0.6).startswith("reads like a message that needs no skill")
+    assert why(0.6, 0.1) == "passes the gate"  # asked about a message that routes: nothing stopped it
 
 
 def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monkeypatch, tmp_path):
