@@ -97,13 +97,12 @@ def _stacked(vectors: list[bytes | memoryview | None]) -> Any:
 
 
 def _scores(compiled: Compiled, q: str, query_vector: Future | None) -> dict[str, float]:
-    """Skill name -> score of the skills the query finds (lexical or semantic evidence); a typo
-    is read as the skills' word one edit away ("powerpont": powerpoint)."""
+    """Skill name -> score of the skills the query finds (lexical or semantic evidence), for
+    the query as :func:`read` reads it."""
     weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
-    q, typos = compiled.speller.correct(q)
     if compiled.vectors is None or query_vector is None:
         return {m.name: m.score for m in rank_lexical(compiled.index, q, w=weights, gated=False)}
-    cosines = compiled.vectors @ (_query_vector(q) if typos else query_vector.result())
+    cosines = compiled.vectors @ query_vector.result()
     matches = rank_semantic(compiled.index, q, cosines, gated=False, w=weights, candidates=SEMANTIC_CANDIDATES)
     return {m.name: m.score for m in matches if _found(m)}
 
@@ -142,8 +141,9 @@ class Ranked(Sequence):
     """Search results in order, loading only the rows a page shows (a query may find hundreds;
     a page shows twenty). ``Paginator`` takes it like a list."""
 
-    def __init__(self, skills, names: list[str]) -> None:  # noqa: ANN001
+    def __init__(self, skills, names: list[str], read_as: str = "") -> None:  # noqa: ANN001
         self.skills, self.names = skills, names
+        self.read_as = read_as  # the query with its typos read as the skills' words, when it had any
 
     def __len__(self) -> int:
         return len(self.names)
@@ -178,7 +178,11 @@ def rank(skills, routing_of, q: str, sort: str = "relevance") -> Ranked:  # noqa
         full = list(skills.filter(id__in=[skill_id for skill_id, _ in key[1:]]))
         return full, routing_of(full)
 
-    scores = _scores(_index(key, load), q, query_vector)
+    compiled = _index(key, load)
+    read_as, typos = compiled.speller.correct(q)  # "kubernets": kubernetes, the skills' word
+    if typos and query_vector is not None:
+        query_vector = _ENCODING.submit(_query_vector, read_as) if _ENCODING else None
+    scores = _scores(compiled, read_as, query_vector)
     lowered = q.strip().lower()
     for _, name, _, _ in rows:
         if lowered and lowered in name:
@@ -194,4 +198,4 @@ def rank(skills, routing_of, q: str, sort: str = "relevance") -> Ranked:  # noqa
         found.sort(key=lambda row: row[2], reverse=True)
     else:
         found.sort(key=orders.get(sort, orders["relevance"]))
-    return Ranked(skills, [row[1] for row in found])
+    return Ranked(skills, [row[1] for row in found], read_as if typos else "")

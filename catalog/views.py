@@ -71,6 +71,7 @@ def browse(request):
             "sort": sort,
             "latest": latest,
             "sorts": ["relevance", *SORTS] if q else list(SORTS),
+            "read_as": getattr(results, "read_as", "") if q else "",
         },
     )
 

@@ -65,6 +65,8 @@ def test_lexical_and_name_matches_still_rank_first(skills):
 def test_a_typo_in_the_query_is_read_as_the_skills_word(skills, monkeypatch, semantic_on):
     monkeypatch.setenv("SKILLYARD_SEMANTIC", semantic_on)
     assert found(search("kubernetes"))[:1] == ["k8s-deploy"]
-    assert found(search("kubernets"))[:1] == ["k8s-deploy"]  # a letter dropped
+    page = search("kubernets")  # a letter dropped
+    assert found(page)[:1] == ["k8s-deploy"] and "Searched for “kubernetes”" in page
+    assert "Searched for" not in search("kubernetes")
     assert found(search("rotaet pages"))[:1] == ["pdf-tools"]  # two letters swapped
     assert "No skill matches" in search("qwxz flurb")  # gibberish is one edit from nothing
