@@ -6,12 +6,13 @@ dropped, added or replaced, or two neighbours swapped (most typos are one such e
 several, a likely typo wins (a letter dropped, added, swapped, or replaced by its neighbour on the
 keyboard: "goid" is good, not guid), then the word most skills use. A typo of a word no skill uses
 is read as the one known word a likely typo away, when there is only one ("deskotp": desktop);
-that changes what the embedder reads, not which skill words the message has.
+that changes what the embedder reads, not which skill words the message has. A British or
+American spelling is read as the one the skills use ("summarise" when they say "summarize").
 
 Left as typed: words under four letters (one edit from too many words), the first letter and the
 end of a word (rarely the typo; a different ending is another form: serializer, serialized),
 capitalised words inside a sentence unless a likely typo of a skill's word (names: Nikola, but
-"Pwoer BI"), British spellings, and the parts of paths, file names, addresses and code
+"Pwoer BI"), and the parts of paths, file names, addresses and code
 (``run.sh``, ``api/v2``, ``getUser``, ``reconcile(batch)``).
 
 The known words are ``data/known-words.txt`` (133k; ``scripts/known-words.py`` builds it, see the
@@ -57,6 +58,10 @@ _AMERICAN = {
     "ogues": "ogs",
 }
 _BRITISH = re.compile(r"(?:isation|ising|ised|ises|ise|yse|ours|our|tres|tre|ogues|ogue)\Z")
+# ... and American endings read as British ones, when a skill is written in British English
+# (only the unambiguous ones: color is not colour's only reading back).
+_BRITISH_OF = {"ize": "ise", "ized": "ised", "izes": "ises", "izing": "ising", "ization": "isation", "yze": "yse"}
+_AMERICAN_ENDING = re.compile(r"(?:ization|izing|ized|izes|ize|yze)\Z")
 _SKILL_WORD = re.compile(r"[a-z]{" + str(MIN_LETTERS) + ",}")
 
 
@@ -110,9 +115,13 @@ def known_words() -> KnownWords:
 
 def maybe_typos(text: str) -> bool:
     """Has ``text`` a word :meth:`Speller.correct` could read otherwise (one it does not know as
-    English or programming)? Most messages have none: then no speller need be built."""
+    English or programming, or one spelled differently in British and American English)? Most
+    messages have none: then no speller need be built."""
     known = known_words()
-    return any(m.group().lower() not in known for m in _WORD.finditer(text))
+    return any(
+        (w := m.group().lower()) not in known or _BRITISH.search(w) or _AMERICAN_ENDING.search(w)
+        for m in _WORD.finditer(text)
+    )
 
 
 class Speller:
@@ -167,6 +176,8 @@ class Speller:
     def nearest(self, word: str, *, name: bool = False) -> str | None:
         """The skill word ``word`` is a typo of, or None (it is known, or no skill word is one
         edit away). ``name``: it may be a name, so only a likely typo of a skill's word counts."""
+        if (spelled := self._as_the_skills_spell_it(word)) is not None:
+            return spelled  # summarise, when the skills say summarize (or the other way round)
         if self.known(word):
             return None
         found: dict[str, tuple[bool, int]] = {}  # candidate -> (a likely typo of it, how many skills use it)
@@ -188,6 +199,17 @@ class Speller:
         words = known_words().all()
         near = {c for c, likely in _edits(word) if likely and len(c) >= MIN_LETTERS and c in words}
         return near.pop() if len(near) == 1 else None
+
+    def _as_the_skills_spell_it(self, word: str) -> str | None:
+        """The British or American spelling of ``word`` that the skills use, when they use only that one."""
+        if word in self.vocabulary:
+            return None
+        for pattern, endings in ((_BRITISH, _AMERICAN), (_AMERICAN_ENDING, _BRITISH_OF)):
+            if (ending := pattern.search(word)) is not None:
+                other = word[: ending.start()] + endings[ending.group()]
+                if other in self.vocabulary:
+                    return other
+        return None
 
     def known(self, word: str) -> bool:
         if word in self.vocabulary or stem(word) in self.stems or word in known_words():

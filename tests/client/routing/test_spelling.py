@@ -98,7 +98,17 @@ def test_routing_reads_typos_and_says_so():
 
 
 def test_a_capitalised_word_inside_a_sentence_is_a_name_unless_it_is_a_likely_typo_of_a_skills_word():
-    speller = Speller({"power": 3, "sarah": 2, "apologize": 1})
+    speller = Speller({"power": 3, "sarah": 2})
     assert speller.correct("facts about Salah please") == ("facts about Salah please", [])  # l -> r: distant keys
     assert speller.correct("my report in Pwoer BI")[0] == "my report in Power BI"  # two letters swapped
     assert speller.correct("I apologise") == ("I apologise", [])  # British spelling is not a typo
+
+
+def test_british_and_american_spellings_are_read_as_the_skills_spell_them():
+    speller = Speller({"summarize": 2, "organise": 1, "color": 1})
+    assert speller.correct("summarise this paper")[0] == "summarize this paper"
+    assert speller.correct("organize my files")[0] == "organise my files"
+    assert speller.correct("a colour palette")[0] == "a color palette"
+    assert speller.correct("summarize it and apologise") == ("summarize it and apologise", [])
+    router = Router([build_offline(name="summarizer", description="Summarize research papers.")])
+    assert any("as 'summarize'" in r for r in router.route("summarise this paper")[0].reasons)
