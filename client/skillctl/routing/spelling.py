@@ -9,7 +9,8 @@ is read as the one known word a likely typo away, when there is only one ("desko
 that changes what the embedder reads, not which skill words the message has. A British or
 American spelling is read as the one the skills use ("summarise" when they say "summarize").
 
-Left as typed: words under four letters (one edit from too many words), the first letter and the
+Left as typed: words under three letters, and three-letter ones unless two letters swapped make a
+skill's word ("pfd": pdf; any other edit is one from too many words), the first letter and the
 end of a word (rarely the typo; a different ending is another form: serializer, serialized),
 capitalised words inside a sentence unless a likely typo of a skill's word (names: Nikola, but
 "Pwoer BI"), and the parts of paths, file names, addresses and code
@@ -32,7 +33,8 @@ from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.text import STOPWORDS, stem
 
 KNOWN_WORDS = Path(__file__).parent / "data" / "known-words.txt"
-MIN_LETTERS = 4
+MIN_LETTERS = 3  # shorter words are never read otherwise
+MIN_EDIT_LETTERS = 4  # ... and a three-letter word only as its last two letters swapped ("pfd": pdf)
 # A shorter word is one edit from too many words: only a likely typo of a skill word is read.
 MIN_FALLBACK_LETTERS = 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -180,9 +182,12 @@ class Speller:
             return spelled  # summarise, when the skills say summarize (or the other way round)
         if self.known(word):
             return None
+        if len(word) < MIN_EDIT_LETTERS:  # one edit from too many words: only a swap, only to a skill's word
+            swapped = word[0] + word[2:0:-1]
+            return swapped if swapped in self.vocabulary and swapped not in STOPWORDS else None
         found: dict[str, tuple[bool, int]] = {}  # candidate -> (a likely typo of it, how many skills use it)
         for candidate, likely in _edits(word):
-            if len(candidate) < MIN_LETTERS or (candidate in found and found[candidate][0] >= likely):
+            if len(candidate) < MIN_EDIT_LETTERS or (candidate in found and found[candidate][0] >= likely):
                 continue
             if candidate in STOPWORDS or not (likely or (len(word) >= MIN_FALLBACK_LETTERS and not name)):
                 continue
@@ -197,7 +202,7 @@ class Speller:
         if len(word) < MIN_FALLBACK_LETTERS or name:
             return None
         words = known_words().all()
-        near = {c for c, likely in _edits(word) if likely and len(c) >= MIN_LETTERS and c in words}
+        near = {c for c, likely in _edits(word) if likely and len(c) >= MIN_EDIT_LETTERS and c in words}
         return near.pop() if len(near) == 1 else None
 
     def _as_the_skills_spell_it(self, word: str) -> str | None:
@@ -205,7 +210,8 @@ class Speller:
         if word in self.vocabulary:
             return None
         for pattern, endings in ((_BRITISH, _AMERICAN), (_AMERICAN_ENDING, _BRITISH_OF)):
-            if (ending := pattern.search(word)) is not None:
+            # Three letters before the ending at least: "four" is not "for", nor "size" "sise".
+            if (ending := pattern.search(word)) is not None and ending.start() >= 3:
                 other = word[: ending.start()] + endings[ending.group()]
                 if other in self.vocabulary:
                     return other
