@@ -29,9 +29,12 @@ def split_intents(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a message that has several (at most ``MAX_SENTENCES``, each of
-    ``MIN_PART_WORDS`` words or more); none for a message of one. A long message tells its story
-    around one sentence that asks ("... it only happens some nights. how do we track this
-    down?"), and that sentence alone is closer to the right skill than the whole is."""
+    """The sentences of a message that has several (each of ``MIN_PART_WORDS`` words or more);
+    none for a message of one. A long message tells its story around one sentence that asks
+    ("... it only happens some nights. how do we track this down?"), and that sentence alone is
+    closer to the right skill than the whole is. Past ``MAX_SENTENCES``, the first and the last
+    ones: the ask opens a message or closes it (an email's story sits in the middle)."""
     found = [s.strip() for s in _SENTENCE_ENDS.split(text) if len(s.split()) >= MIN_PART_WORDS]
-    return found[:MAX_SENTENCES] if len(found) >= 2 else []
+    if len(found) > MAX_SENTENCES:
+        found = found[: MAX_SENTENCES // 2] + found[-(MAX_SENTENCES - MAX_SENTENCES // 2) :]
+    return found if len(found) >= 2 else []

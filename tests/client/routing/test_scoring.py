@@ -144,6 +144,10 @@ def test_sentences_of_a_long_message():
     ]
     assert sentences("here is the log:\nit fails every night") == ["here is the log:", "it fails every night"]
     assert len(sentences("one two three. " * 20)) == MAX_SENTENCES
+    story = " ".join(f"this is sentence number {i}." for i in range(1, 11))
+    kept = sentences(story + " can you turn this into a changelog?")  # the ask closes a long email
+    assert kept[0] == "this is sentence number 1." and kept[-1] == "can you turn this into a changelog?"
+    assert len(kept) == MAX_SENTENCES
 
 
 def test_prose_leaves_out_pasted_code_and_logs():
