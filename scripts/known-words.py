@@ -1,7 +1,7 @@
 """Regenerate client/skillctl/routing/data/known-words.txt: the words routing's speller knows are
 spelled right, so it never "corrects" them (client/skillctl/routing/spelling.py).
 
-Three sources, merged (ASCII letters only, 3 to 24 long, lower case, sorted in byte order, one per
+Three sources, merged (ASCII letters only, 4 to 24 long, lower case, sorted in byte order, one per
 line: the speller looks words up by binary search in the file):
 - English: pyspellchecker's English frequency list (MIT; built from OpenSubtitles);
 - the words of WordLlama's tokenizer (MIT; many programming words: const, grep, backend);
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "client" / "skillctl" / "routing" / "data" / "known-words.txt"
 CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_MIN_FILES = 3
-WORD = re.compile(r"[a-z]{3,24}")
+WORD = re.compile(r"[a-z]{4,24}")
 
 
 def english() -> set[str]:

@@ -9,8 +9,8 @@ is read as the one known word a likely typo away, when there is only one ("desko
 that changes what the embedder reads, not which skill words the message has. A British or
 American spelling is read as the one the skills use ("summarise" when they say "summarize").
 
-Left as typed: words under three letters, and three-letter ones unless two letters swapped make a
-skill's word ("pfd": pdf; any other edit is one from too many words), the first letter and the
+Left as typed: words under four letters (one edit from too many words: "tst" is test, not the
+tts skill), the first letter and the
 end of a word (rarely the typo; a different ending is another form: serializer, serialized),
 capitalised words inside a sentence unless a likely typo of a skill's word (names: Nikola, but
 "Pwoer BI"), and the parts of paths, file names, addresses and code
@@ -33,8 +33,7 @@ from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.text import STOPWORDS, stem
 
 KNOWN_WORDS = Path(__file__).parent / "data" / "known-words.txt"
-MIN_LETTERS = 3  # shorter words are never read otherwise
-MIN_EDIT_LETTERS = 4  # ... and a three-letter word only as its last two letters swapped ("pfd": pdf)
+MIN_LETTERS = 4
 # A shorter word is one edit from too many words: only a likely typo of a skill word is read.
 MIN_FALLBACK_LETTERS = 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -182,12 +181,9 @@ class Speller:
             return spelled  # summarise, when the skills say summarize (or the other way round)
         if self.known(word):
             return None
-        if len(word) < MIN_EDIT_LETTERS:  # one edit from too many words: only a swap, only to a skill's word
-            swapped = word[0] + word[2:0:-1]
-            return swapped if swapped in self.vocabulary and swapped not in STOPWORDS else None
         found: dict[str, tuple[bool, int]] = {}  # candidate -> (a likely typo of it, how many skills use it)
         for candidate, likely in _edits(word):
-            if len(candidate) < MIN_EDIT_LETTERS or (candidate in found and found[candidate][0] >= likely):
+            if len(candidate) < MIN_LETTERS or (candidate in found and found[candidate][0] >= likely):
                 continue
             if candidate in STOPWORDS or not (likely or (len(word) >= MIN_FALLBACK_LETTERS and not name)):
                 continue
@@ -202,7 +198,7 @@ class Speller:
         if len(word) < MIN_FALLBACK_LETTERS or name:
             return None
         words = known_words().all()
-        near = {c for c, likely in _edits(word) if likely and len(c) >= MIN_EDIT_LETTERS and c in words}
+        near = {c for c, likely in _edits(word) if likely and len(c) >= MIN_LETTERS and c in words}
         return near.pop() if len(near) == 1 else None
 
     def _as_the_skills_spell_it(self, word: str) -> str | None:

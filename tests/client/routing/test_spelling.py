@@ -113,12 +113,3 @@ def test_british_and_american_spellings_are_read_as_the_skills_spell_them():
     assert Speller({"for": 9, "sise": 1}).correct("four sizes") == ("four sizes", [])  # not variants
     router = Router([build_offline(name="summarizer", description="Summarize research papers.")])
     assert any("as 'summarize'" in r for r in router.route("summarise this paper")[0].reasons)
-
-
-def test_a_three_letter_word_is_read_only_as_two_letters_swapped_into_a_skills_word():
-    speller = Speller({"pdf": 5, "api": 3, "pdfs": 1})
-    assert speller.correct("merge these pfd files, call the aip") == (
-        "merge these pdf files, call the api",
-        [("pfd", "pdf"), ("aip", "api")],
-    )
-    assert speller.correct("pdx and pls thx") == ("pdx and pls thx", [])  # any other edit: too unsure
