@@ -97,8 +97,7 @@ def _stacked(vectors: list[bytes | memoryview | None]) -> Any:
 
 
 def _scores(compiled: Compiled, q: str, query_vector: Future | None) -> dict[str, float]:
-    """Skill name -> score of the skills the query finds (lexical or semantic evidence), for
-    the query as :func:`read` reads it."""
+    """Skill name -> score of the skills the query finds (lexical or semantic evidence)."""
     weights = replace(DEFAULT_WEIGHTS, limit=MAX_RESULTS)
     if compiled.vectors is None or query_vector is None:
         return {m.name: m.score for m in rank_lexical(compiled.index, q, w=weights, gated=False)}
@@ -181,7 +180,7 @@ def rank(skills, routing_of, q: str, sort: str = "relevance") -> Ranked:  # noqa
     compiled = _index(key, load)
     read_as, typos = compiled.speller.correct(q)  # "kubernets": kubernetes, the skills' word
     if typos and query_vector is not None:
-        query_vector = _ENCODING.submit(_query_vector, read_as) if _ENCODING else None
+        query_vector = _encode_soon(read_as)
     scores = _scores(compiled, read_as, query_vector)
     lowered = q.strip().lower()
     for _, name, _, _ in rows:
