@@ -206,18 +206,22 @@ class Speller:
         if word in self.vocabulary:
             return None
         for pattern, endings in ((_BRITISH, _AMERICAN), (_AMERICAN_ENDING, _BRITISH_OF)):
-            # Three letters before the ending at least: "four" is not "for", nor "size" "sise".
-            if (ending := pattern.search(word)) is not None and ending.start() >= 3:
-                other = word[: ending.start()] + endings[ending.group()]
-                if other in self.vocabulary:
-                    return other
+            if (other := _other_spelling(word, pattern, endings)) in self.vocabulary:
+                return other
         return None
 
     def known(self, word: str) -> bool:
         if word in self.vocabulary or stem(word) in self.stems or word in known_words():
             return True
-        us = _BRITISH.sub(lambda m: _AMERICAN[m.group().lower()], word)  # apologise, colour, centre
-        return us != word and (us in self.vocabulary or us in known_words())
+        us = _other_spelling(word, _BRITISH, _AMERICAN)  # apologise, colour, centre
+        return us is not None and (us in self.vocabulary or us in known_words())
+
+
+def _other_spelling(word: str, ending: re.Pattern[str], other: Mapping[str, str]) -> str | None:
+    """``word`` with its British (or American) ending swapped for the other, or None. Three letters
+    at least come before the ending: "four" is not "for", nor "size" "sise"."""
+    found = ending.search(word)
+    return word[: found.start()] + other[found.group()] if found is not None and found.start() >= 3 else None
 
 
 def _edits(word: str) -> Iterable[tuple[str, bool]]:
