@@ -16,6 +16,18 @@ MAX_PARTS = 4  # each part costs one more encode with semantic routing
 MAX_SENTENCES = 6  # ... and so does each sentence of a long message (one batch)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _SENTENCE_ENDS = re.compile(r"(?<=[.!?;:])\s+|\n+")
+# "what's a linked list", "explain dependency injection", "how does a hash map handle collisions":
+# a question about what something is or how it works in general, not about the writer's own things
+# ("what's this error", "explain our retry loop").
+_CONCEPT_QUESTION = re.compile(
+    r"^\W*(?:(?:so|ok|okay|hey|hi|quick question)\W+){0,2}"
+    r"(?:what\s+(?:is|are)|what'?s|whats|explain|define|how\s+does|how\s+do\s+\w+\s+work"
+    r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
+    re.IGNORECASE,
+)
+_OWN_THINGS = re.compile(
+    r"\b(?:my|our|this|these|that|those|here|mine|attached|below|above|following)\b", re.IGNORECASE
+)
 _CONNECTORS = re.compile(
     r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
 )
@@ -38,3 +50,10 @@ def sentences(text: str) -> list[str]:
     if len(found) > MAX_SENTENCES:
         found = found[: MAX_SENTENCES // 2] + found[-(MAX_SENTENCES - MAX_SENTENCES // 2) :]
     return found if len(found) >= 2 else []
+
+
+def asks_what_it_is(text: str) -> bool:
+    """Is ``text`` a question about a concept ("what's a linked list", "explain dependency
+    injection"), not about the writer's own things ("what's this error", "explain our retry
+    loop")? Naming a skill's topic there is not asking for the skill."""
+    return bool(_CONCEPT_QUESTION.search(text)) and not _OWN_THINGS.search(text)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
+from skillctl.routing.intents import asks_what_it_is
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
@@ -399,12 +400,25 @@ def _candidates(cosines: Scores, best: Scores, white: Scores | None, w: Semantic
 def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: frozenset[str], w: Weights) -> list[Match]:
     """Lexical-only routing's answer, when the semantic gate refused one lexical would give
     (a lexical match whose meaning is far from the message, "linked list" for a bookmarks
-    skill, is not confident: it needs ``rescue_floor`` semantic evidence)."""
+    skill, is not confident: it needs ``rescue_floor`` semantic evidence). The skill the
+    semantic ranking puts first too needs less (``rescue_agreed_floor``), unless the message
+    reads like chat. A question about what something is ("what's a linked list": a bookmarks
+    skill's words) is not a request for the skill that names its topic: never rescued."""
+    if asks_what_it_is(message):
+        return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
+    sem, best = w.semantic, ranked[0].components
+
+    def confident(name: str) -> bool:
+        if evidence.get(name, 0.0) >= sem.rescue_floor:
+            return True
+        chat = best["evidence"] - sem.no_skill_weight * best["no_skill"] < sem.rescue_agreed_no_skill
+        return name == ranked[0].name and best["evidence"] >= sem.rescue_agreed_floor and not chat
+
     rescued = [
         m
         for m in rank_lexical(index, message, recent=recent, w=w)
-        if evidence.get(m.name, 0.0) >= w.semantic.rescue_floor and not index.has_queries(m.name)
+        if confident(m.name) and not index.has_queries(m.name)
     ]
     for match in rescued:
         match.reasons.append("confident lexical match kept over the semantic no-skill gate")
@@ -443,6 +457,8 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
     c, sem = match.components, w.semantic
     threshold, floor = _gate(c, w, offline)
     if "evidence" not in c:  # lexical-only
+        if match.score >= w.lexical.threshold:
+            return "passes the threshold"  # the message routes (asked about a message that does)
         return f"{match.score:.2f} points, below the threshold {w.lexical.threshold:g}"
     evidence, no_skill = c["evidence"], c["no_skill"]
     if not best:

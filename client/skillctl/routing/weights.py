@@ -73,6 +73,12 @@ class SemanticWeights:
     # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.
     lexical_rescue: bool = True
     rescue_floor: float = 0.4  # ... unless the semantic evidence for that skill is below this
+    # ... or, for the skill semantic ranking puts first too, this much evidence, when the message
+    # does not read like chat (evidence - no_skill_weight x likeness >= rescue_agreed_no_skill):
+    # two rankers that agree need less of either ("write a technical spec for the billing
+    # service" -> doc-coauthoring at evidence .375; not "explain dependency injection", dev).
+    rescue_agreed_floor: float = 0.3
+    rescue_agreed_no_skill: float = -0.30
 
 
 _LEXICAL = frozenset(f.name for f in fields(LexicalWeights))

@@ -27,9 +27,9 @@ def index(*, queries: list[str] = ()) -> ScoringIndex:
     )
 
 
-def route(idx: ScoringIndex, cosine: float, **weights):
+def route(idx: ScoringIndex, cosine: float, *, message: str = MESSAGE, no_skill: float = 0.1, **weights):
     w = DEFAULT_WEIGHTS.with_values(**weights)
-    return rank_semantic(idx, MESSAGE, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1, w=w)
+    return rank_semantic(idx, message, [cosine, 0.05], examples=[cosine, 0.05], no_skill=no_skill, w=w)
 
 
 def test_gate_keeps_a_confident_lexical_match_of_an_offline_skill():
@@ -44,6 +44,21 @@ def test_without_rescue_the_same_message_routes_to_nothing():
 
 def test_a_lexical_match_far_in_meaning_is_not_rescued():
     assert route(index(), cosine=0.1) == []  # evidence 0.15 < rescue_floor: "linked list" -> bookmarks
+
+
+def test_the_skill_both_rankers_put_first_needs_less_evidence_unless_the_message_reads_like_chat():
+    sem = DEFAULT_WEIGHTS.semantic
+    cosine = 0.22  # evidence 0.33: under the rescue floor, over the floor for an agreed match
+    assert sem.rescue_agreed_floor <= 1.5 * cosine < sem.rescue_floor
+    assert [m.name for m in route(index(), cosine=cosine)] == ["k8s-deploy"]
+    assert route(index(), cosine=cosine, rescue_agreed_floor=sem.rescue_floor) == []
+    assert route(index(), cosine=cosine, no_skill=0.4) == []  # 0.33 - 2 x 0.4 reads like chat
+
+
+def test_a_question_about_a_concept_is_not_rescued():
+    concept = "what is deploying services to kubernetes clusters with helm charts"  # the same words
+    assert route(index(), cosine=0.3, message=concept) == []
+    assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
 
 
 def test_skills_with_synthetic_queries_keep_their_calibrated_gate():
@@ -67,6 +82,13 @@ def test_why_not_routed_names_the_bar_the_best_skill_missed():
     assert why(0.2, 0.1).startswith("semantic evidence 0.300, below the threshold")
     assert why(0.6, 0.6).startswith("reads like a message that needs no skill")
     assert why(0.6, 0.1) == "passes the gate"  # asked about a message that routes: nothing stopped it
+
+    from skillctl.routing.scoring import rank_lexical
+
+    [lexical, *_] = rank_lexical(index(), MESSAGE, gated=False)
+    assert why_not_routed(lexical, best=True) == "passes the threshold"
+    [weak, *_] = rank_lexical(index(), "kubernetes", gated=False)
+    assert why_not_routed(weak, best=True).endswith("points, below the threshold 3")
 
 
 def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monkeypatch, tmp_path):

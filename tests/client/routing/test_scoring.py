@@ -150,6 +150,29 @@ def test_sentences_of_a_long_message():
     assert len(kept) == MAX_SENTENCES
 
 
+def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
+    from skillctl.routing.intents import asks_what_it_is
+
+    for concept in (
+        "what's a linked list",
+        "What is a race condition?",
+        "explain dependency injection",
+        "ok so how does a hash map handle collisions",
+        "why would you use a monorepo",
+        "difference between a process and a thread",
+    ):
+        assert asks_what_it_is(concept), concept
+    for own in (
+        "what's this error in my build",
+        "explain our retry loop",
+        "what does the following regex match",
+        "rotate the pdf pages",
+        "can you explain dependency injection in this file",
+        "deploy the api, what is left after that",  # the question is not how it opens
+    ):
+        assert not asks_what_it_is(own), own
+
+
 def test_prose_leaves_out_pasted_code_and_logs():
     from skillctl.routing.text import prose
 
