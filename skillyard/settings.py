@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -49,10 +50,18 @@ def _secret_key() -> str:
         )
     path = DATA_DIR / "secret_key"
     if not path.exists():
+        # Written whole under another name, then linked into place: processes starting together
+        # (`make run` starts several) never read a half-written key, and the first link wins.
         DATA_DIR.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_urlsafe(50))
+        fd, draft = tempfile.mkstemp(dir=DATA_DIR, prefix=".secret_key.")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as out:
+                out.write(secrets.token_urlsafe(50))
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process linked its key first: use that one
+        finally:
+            os.unlink(draft)
     return path.read_text().strip()
 
 

@@ -72,6 +72,22 @@ def test_the_embedded_default_keeps_a_generated_key_and_loopback_hosts(tmp_path)
     assert key_file.read_text() == key and len(key) >= 50  # kept, not regenerated
 
 
+def test_a_process_losing_the_race_for_the_key_file_uses_the_winners_key(tmp_path, monkeypatch):
+    """`make run` starts several processes on a fresh data folder: one that saw no key file, then
+    found one created meanwhile, neither crashes nor replaces it, and leaves no draft behind."""
+    from skillyard import settings as module
+
+    data = tmp_path / "data"
+    monkeypatch.setattr(module, "DATA_DIR", data)
+    monkeypatch.setenv("SKILLYARD_SECRET_KEY", "")
+    first = module._secret_key()
+    assert len(first) >= 50 and (data / "secret_key").stat().st_mode & 0o777 == 0o600
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: False if self.name == "secret_key" else real_exists(self))
+    assert module._secret_key() == first  # it looked before the other process wrote the key
+    assert not list(data.glob(".secret_key.*"))
+
+
 def test_wellknown_urls_use_the_public_url(settings, client, db):
     settings.SKILLYARD_PUBLIC_URL = "https://skills.example.com"
     from registry import services
