@@ -8,8 +8,12 @@ written by hand, in the words of users of coding and office agents (terse, long,
 chit-chat, questions about code shown inline, general knowledge) and ``multi`` (two requests,
 both skills expected in the top 3). ``bench/data/real/long.jsonl`` (``--requests long``) holds
 the same kinds written long: a paragraph of context, a pasted stack trace, code, a diff or an
-email around the request (91 to 521 characters; the short set stops at 99). Each row has a
-fixed ``split`` (by content hash): tune on ``dev``, report ``test``.
+email around the request (91 to 521 characters; the short set stops at 99).
+``--requests triggers`` adds the 86 corpus skills whose authors wrote ``triggers`` (their own
+"use me" words, often broad: "test", "database", "switch to") from ``skills-triggers.txt``, and
+routes ``triggers.jsonl``: requests for them, and messages that need no skill but say one of
+those words. Each row has a fixed ``split`` (by content hash: the first byte of the query's
+SHA-256, even for dev): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
 decide what a request means): lexical-only, semantic (MiniLM + WordLlama) and a baseline of plain cosine
@@ -40,6 +44,14 @@ from skillctl.skillset import SkillSet  # noqa: E402
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "real"
 CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", HERE.parents[1] / "shared" / "corpus")) / "skills"
+
+
+# --requests: the requests file, and the skill lists installed for it.
+REQUESTS = {
+    "short": ("requests.jsonl", ("skills.txt",)),
+    "long": ("long.jsonl", ("skills.txt",)),
+    "triggers": ("triggers.jsonl", ("skills.txt", "skills-triggers.txt")),
+}
 
 
 @dataclass
@@ -74,9 +86,9 @@ class Score:
         )
 
 
-def install(skills_root: Path) -> Path:
-    """Every listed corpus skill as an installed folder (SKILL.md only, as in the corpus)."""
-    paths = [p for p in (DATA / "skills.txt").read_text().splitlines() if p and not p.startswith("#")]
+def install(skills_root: Path, lists: tuple[str, ...] = ("skills.txt",)) -> Path:
+    """Every corpus skill listed in ``lists`` as an installed folder (SKILL.md only, as in the corpus)."""
+    paths = [p for name in lists for p in (DATA / name).read_text().splitlines() if p.strip() and not p.startswith("#")]
     for rel in paths:
         src = CORPUS / rel / "SKILL.md"
         dest = skills_root / rel.replace("/", "__")
@@ -179,9 +191,10 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE")
     parser.add_argument(
         "--requests",
-        choices=["short", "long"],
+        choices=list(REQUESTS),
         default="short",
-        help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs)",
+        help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs); "
+        "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt",
     )
     parser.add_argument(
         "--typos",
@@ -194,7 +207,8 @@ def main() -> None:
     if not CORPUS.is_dir():
         sys.exit(f"the corpus is not at {CORPUS} (set SKILLYARD_CORPUS)")
     weights = DEFAULT_WEIGHTS.with_values(**dict(_weight(s) for s in args.set))
-    source = DATA / ("long.jsonl" if args.requests == "long" else "requests.jsonl")
+    source, lists = REQUESTS[args.requests]
+    source = DATA / source
     all_rows = [json.loads(line) for line in source.read_text().splitlines() if line]
     if args.typos:
         all_rows = [{**r, "query": with_typos(r["query"], args.typos)} for r in all_rows]
@@ -206,7 +220,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["SKILLYARD_HOME"] = str(Path(tmp) / "home")  # a fresh index, no recent-use state
-        root = install(Path(tmp) / "skills")
+        root = install(Path(tmp) / "skills", lists)
         lexical = SkillSet.from_dir(root, semantic=False, ignore_gates=True, weights=weights)
         print(f"{len(lexical.names)} skills installed")
         print("lexical-only        ", run_skillset(lexical, rows).line())

@@ -91,7 +91,8 @@ def test_why_not_routed_names_the_bar_the_best_skill_missed():
     assert why_not_routed(weak, best=True).endswith("points, below the threshold 3")
 
 
-def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monkeypatch, tmp_path):
+def _dev_routers(corpus_dir, monkeypatch, tmp_path, lists: tuple[str, ...]):
+    """The bench's skills (``lists``) installed, routed lexical-only (False) and semantic (True)."""
     from skillctl.routing import semantic
 
     if not semantic.available():
@@ -101,10 +102,31 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
     from bench import route_real
 
     monkeypatch.setattr(route_real, "CORPUS", corpus_dir)
-    root = route_real.install(tmp_path / "skills")
+    root = route_real.install(tmp_path / "skills", lists)
     from skillctl.skillset import SkillSet
 
-    routers = {mode: SkillSet.from_dir(root, semantic=mode, ignore_gates=True) for mode in (False, True)}
+    return route_real, {mode: SkillSet.from_dir(root, semantic=mode, ignore_gates=True) for mode in (False, True)}
+
+
+def test_semantic_is_never_below_lexical_for_skills_with_triggers(corpus_dir, monkeypatch, tmp_path):
+    """Authors' `triggers` are often broad ("database", "test", "switch to"): with them installed,
+    semantic routing still keeps the requests they were written for and hands them less chat."""
+    route_real, routers = _dev_routers(corpus_dir, monkeypatch, tmp_path, route_real_lists("triggers"))
+    rows = [json.loads(line) for line in (route_real.DATA / "triggers.jsonl").read_text().splitlines() if line]
+    dev = [r for r in rows if r["split"] == "dev"]
+    scores = {mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}
+    _never_below(scores, "triggers.jsonl")
+    assert _rate(scores[True], "none") > _rate(scores[False], "none")  # lexical-only routes the chat
+
+
+def route_real_lists(requests: str) -> tuple[str, ...]:
+    from bench import route_real
+
+    return route_real.REQUESTS[requests][1]
+
+
+def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monkeypatch, tmp_path):
+    route_real, routers = _dev_routers(corpus_dir, monkeypatch, tmp_path, route_real_lists("short"))
     for source in ("requests.jsonl", "long.jsonl"):  # short requests, and long ones with context and pasted code
         rows = [json.loads(line) for line in (route_real.DATA / source).read_text().splitlines() if line]
         dev = [r for r in rows if r["split"] == "dev"]
