@@ -24,6 +24,7 @@ from registry.errors import RegistryError
 from registry.models import Skill, SkillVersion
 from registry.storage import archive_open
 from skillctl.format.limits import MAX_REASON_CHARS
+from skillctl.routing import semantic
 
 PAGE_SIZE = 20
 MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
@@ -77,14 +78,19 @@ def browse(request):
 
 
 def _routing(skills: list) -> dict[int, tuple[dict | None, bytes | memoryview | None]]:
-    """Each skill's default version's routing manifest and vector (two narrow queries)."""
+    """Each skill's default version's routing manifest and vector (two narrow queries); no vector
+    where another embedder made it (before an upgrade: `rerun_checks --vectors` makes it again)."""
     latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
     rows = (
         SkillVersion.objects.live()
         .filter(skill_id__in=list(latest))
-        .values_list("skill_id", "version", "routing_manifest", "routing_vector")
+        .values_list("skill_id", "version", "routing_manifest", "routing_vector", "routing_vector_model")
     )
-    return {sid: (manifest, vector) for sid, version, manifest, vector in rows if latest.get(sid) == version}
+    return {
+        sid: (manifest, vector if model in ("", semantic.MODEL_ID) else None)
+        for sid, version, manifest, vector, model in rows
+        if latest.get(sid) == version
+    }
 
 
 def _default_version(request, name: str) -> str:  # noqa: ANN001

@@ -159,6 +159,10 @@ class SkillVersion(models.Model):
     # catalog search; None without the semantic extra. Encoding takes ~10 ms a skill, so never
     # on a request: computed by the worker, stored here.
     routing_vector = models.BinaryField(null=True, editable=False)
+    # The embedder that made it (semantic.MODEL_ID): a vector of another model is not compared
+    # with this one's queries (`rerun_checks --vectors` makes it again). "" = made before the model
+    # was recorded: used when its size fits.
+    routing_vector_model = models.CharField(max_length=200, blank=True, editable=False)
     checks_state = models.JSONField(default=dict, blank=True)  # {name: API shape}: the detail's `checks`
 
     objects = SkillVersionQuerySet.as_manager()

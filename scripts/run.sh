@@ -31,6 +31,7 @@ $PY manage.py collectstatic --noinput -v0
 $PY manage.py seed_demo
 $PY manage.py sweep_uploads -v0 >/dev/null  # what a killed worker left (partial writes, upload temp files)
 $PY manage.py rerun_checks --stale >/dev/null  # publish checks the last run left running
+$PY manage.py rerun_checks --vectors >/dev/null  # search vectors an older embedder made (after an upgrade)
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }

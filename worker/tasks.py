@@ -52,7 +52,7 @@ def run_check_now(version_id: int, name: str, run_id: str = "") -> str:
     from registry import services
     from registry.storage import archive_open
     from worker.engines import engine
-    from worker.engines.manifest import routing_vector
+    from worker.engines.manifest import VECTOR_MODEL, routing_vector
 
     stale = timedelta(seconds=CHECK_STALE_SECONDS)
     check = services.check_start(version_id=version_id, name=name, run_id=run_id, stale_after=stale)
@@ -71,7 +71,7 @@ def run_check_now(version_id: int, name: str, run_id: str = "") -> str:
         logger.warning("check %s of version %s failed: %s", name, version_id, exc)
         held = services.check_fail(check=check, error=f"{type(exc).__name__}: {exc}")
         return "error" if held else "superseded"
-    held = services.check_finish(check=check, result=result, routing_vector=vector)
+    held = services.check_finish(check=check, result=result, routing_vector=vector, vector_model=VECTOR_MODEL)
     return "done" if held else "superseded"  # a rerun or the sweep gave the check to another run
 
 

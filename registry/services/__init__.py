@@ -22,6 +22,7 @@ from registry.services.checks import (
     checks_create,
     checks_reset,
     checks_sweep,
+    skill_version_vector_set,
 )
 from registry.services.publish import (
     PublishResult,
@@ -60,6 +61,7 @@ __all__ = [
     "skill_version_download_record",
     "skill_version_publish",
     "skill_version_upload_check",
+    "skill_version_vector_set",
     "skill_version_unyank",
     "skill_version_yank",
     "token_authenticate",

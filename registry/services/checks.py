@@ -87,10 +87,13 @@ def _still_held(check: VersionCheck) -> bool:
 
 
 @transaction.atomic
-def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | None = None) -> bool:
+def check_finish(
+    *, check: VersionCheck, result: dict, routing_vector: bytes | None = None, vector_model: str = ""
+) -> bool:
     """``routing_vector``: the manifest check's semantic centroid (the worker computes it; None
-    without the semantic extra), stored next to the routing manifest it was made from. False,
-    and nothing recorded, when another run holds the check now."""
+    without the semantic extra), stored next to the routing manifest it was made from, with the
+    embedder that made it (``vector_model``). False, and nothing recorded, when another run holds
+    the check now."""
     if not _still_held(check):
         return False
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
@@ -105,6 +108,7 @@ def check_finish(*, check: VersionCheck, result: dict, routing_vector: bytes | N
         fields = {
             "routing_manifest": {k: result.get(k) for k in ("category", "keywords", "phrases", "queries", "negative")},
             "routing_vector": routing_vector,
+            "routing_vector_model": vector_model if routing_vector is not None else "",
         }
     # Only this check's column: the other checks of the version finish in parallel.
     SkillVersion.objects.filter(id=check.version_id).update(**fields)
@@ -124,6 +128,14 @@ def check_fail(*, check: VersionCheck, error: str) -> bool:
         SkillVersion.objects.filter(id=check.version_id).update(test_result="error")
         _skill_checks_refresh(check.version_id)
     return True
+
+
+@transaction.atomic
+def skill_version_vector_set(*, version_id: int, vector: bytes, model: str) -> None:
+    """A version's catalog search vector made again by another embedder (``rerun_checks
+    --vectors`` after an upgrade); the routing manifest it encodes is unchanged."""
+    SkillVersion.objects.filter(id=version_id).update(routing_vector=vector, routing_vector_model=model)
+    _skill_checks_refresh(version_id)  # touches the skill: the search index is keyed on it
 
 
 def _skill_checks_refresh(version_id: int) -> None:

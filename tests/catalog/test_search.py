@@ -4,6 +4,7 @@ search is lexical exactly as before."""
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -37,6 +38,23 @@ def test_a_query_meaning_a_skill_finds_it_without_sharing_a_word(skills):
     assert not {"pictures", "picture", "smaller", "small"} & set(str(manifest).lower().replace(",", " ").split())
     page = search(QUERY)
     assert "image-resize" in page and "pdf-tools" not in page and "k8s-deploy" not in page
+
+
+def test_a_vector_another_embedder_made_is_not_used_until_made_again(skills):
+    """After an upgrade that changes the embedder, stored vectors are in another space: comparing
+    a query with them would rank by noise. `rerun_checks --vectors` makes them again."""
+    from django.core.management import call_command
+
+    SkillVersion.objects.update(routing_vector_model="an-older-embedder")
+    for version in SkillVersion.objects.select_related("skill"):
+        version.skill.save()  # as an upgrade would find them: no search index cached for them yet
+    assert "image-resize" not in search(QUERY)  # lexical only: no word of the query is the skill's
+    call_command("rerun_checks", "--vectors", stdout=io.StringIO())
+    assert set(SkillVersion.objects.values_list("routing_vector_model", flat=True)) == {semantic.MODEL_ID}
+    assert "image-resize" in search(QUERY)
+    out = io.StringIO()
+    call_command("rerun_checks", "--vectors", stdout=out)
+    assert out.getvalue().startswith("made 0 search vector(s)")  # nothing left to make
 
 
 def test_without_semantic_the_same_query_finds_nothing(skills, monkeypatch):

@@ -134,7 +134,7 @@ def test_the_manifest_check_stores_the_skills_semantic_centroid(version):
     assert run_check.apply(args=(version.id, "manifest")).get() == "done"
     version.refresh_from_db()
     stored = bytes(version.routing_vector)
-    assert len(stored) == semantic.DIM * 4
+    assert len(stored) == semantic.DIM * 4 and version.routing_vector_model == semantic.MODEL_ID
     expected = semantic.centroid(semantic.encoder().encode(semantic.centroid_texts(routing_of(version))))
     assert np.allclose(np.frombuffer(stored, dtype=np.float32), expected, atol=1e-6)
 
@@ -144,6 +144,7 @@ def test_without_semantic_the_manifest_check_stores_no_vector(version, monkeypat
     assert run_check.apply(args=(version.id, "manifest")).get() == "done"
     version.refresh_from_db()
     assert version.routing_manifest is not None and version.routing_vector is None
+    assert version.routing_vector_model == ""
 
 
 def routing_of(version: SkillVersion):

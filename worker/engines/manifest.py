@@ -125,6 +125,9 @@ def generate_manifest(
     return result
 
 
+VECTOR_MODEL = semantic.MODEL_ID  # what routing_vector's vectors are made with (stored beside them)
+
+
 def routing_vector(*, archive: bytes, result: Mapping[str, Any]) -> bytes | None:
     """The float32 bytes of the skill's semantic centroid, made as the client makes it (its
     routing manifest merged with this check's ``result``); None without the semantic extra."""

@@ -1,6 +1,8 @@
-"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]]``: queue
-publish checks again (a new scanner release, a fixed test environment), or only those a dead
-worker left running (what the workers' beat schedule does every five minutes)."""
+"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]] [--vectors]``:
+queue publish checks again (a new scanner release, a fixed test environment), or only those a
+dead worker left running (what the workers' beat schedule does every five minutes). ``--vectors``
+makes the catalog's search vectors again where another embedder made them (after an upgrade;
+`make run` does it on start), from each version's stored routing manifest: no check runs again."""
 
 from datetime import datetime, timedelta
 
@@ -9,6 +11,7 @@ from django.utils import timezone
 
 from registry import services
 from registry.models import SkillVersion, VersionCheck
+from registry.storage import archive_open
 from worker.tasks import CHECK_STALE_SECONDS
 
 
@@ -20,6 +23,11 @@ class Command(BaseCommand):
         parser.add_argument("--since", help="only versions published on or after this date (YYYY-MM-DD)")
         parser.add_argument("--stale", action="store_true", help="only checks a dead worker left running")
         parser.add_argument(
+            "--vectors",
+            action="store_true",
+            help="only make the catalog search vectors again where another embedder made them",
+        )
+        parser.add_argument(
             "--stale-after",
             type=float,
             default=CHECK_STALE_SECONDS,
@@ -27,7 +35,10 @@ class Command(BaseCommand):
             help=f"with --stale: running longer than this counts as left behind (default {CHECK_STALE_SECONDS})",
         )
 
-    def handle(self, *args, check, since, stale, stale_after, **options):
+    def handle(self, *args, check, since, stale, stale_after, vectors, **options):
+        if vectors:
+            self._vectors()
+            return
         if stale:
             count = services.checks_sweep(stale_after=timedelta(seconds=stale_after))
             self.stdout.write(f"re-queued {count} stale check(s)")
@@ -43,3 +54,30 @@ class Command(BaseCommand):
         versions = list(versions)
         services.checks_reset(versions=versions, names=names)
         self.stdout.write(f"queued {len(versions) * len(names)} check(s) for {len(versions)} version(s)")
+
+    def _vectors(self) -> None:
+        from skillctl.routing import semantic
+        from worker.engines.manifest import VECTOR_MODEL, routing_vector
+
+        if not semantic.available():
+            self.stdout.write("semantic search is off here (the semantic extra is not installed): nothing to do")
+            return
+        stale = (
+            VersionCheck.objects.filter(name=VersionCheck.Name.MANIFEST, status=VersionCheck.Status.DONE)
+            .filter(version__deleted_at__isnull=True)
+            .exclude(version__routing_vector_model=VECTOR_MODEL, version__routing_vector__isnull=False)
+            .select_related("version")
+        )
+        made = 0
+        for found in stale.iterator():  # the encoder loads on the first one only (~1 s)
+            version = found.version
+            try:
+                with archive_open(version.archive_key) as handle:
+                    vector = routing_vector(archive=handle.read(), result=found.result)
+            except Exception as exc:  # noqa: BLE001 - one unreadable archive does not stop the others
+                self.stderr.write(f"{version.skill.name}@{version.version}: {type(exc).__name__}: {exc}")
+                continue
+            if vector is not None:
+                services.skill_version_vector_set(version_id=version.id, vector=vector, model=VECTOR_MODEL)
+                made += 1
+        self.stdout.write(f"made {made} search vector(s) with {VECTOR_MODEL}")
