@@ -19,7 +19,8 @@ Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and bi
 decide what a request means): lexical-only, semantic (MiniLM + WordLlama) and a baseline of plain cosine
 to the description with one threshold tuned on the dev split.
 
-    python bench/route_real.py [--split dev|test|all] [--requests short|long] [--typos N]
+    python bench/route_real.py [--split dev|test|all] [--requests short|long|triggers]
+                               [--installed N [--samples K]] [--typos N]
                                [--no-semantic] [--set WEIGHT=VALUE]
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -85,11 +87,22 @@ class Score:
             f"multi top-3 recall {mean(self.multi):.3f}  ({1000 * self.seconds / max(n, 1):.1f} ms/request)"
         )
 
+    def extend(self, other: Score) -> None:
+        self.single += other.single
+        self.none += other.none
+        self.multi += other.multi
+        self.seconds += other.seconds
 
-def install(skills_root: Path, lists: tuple[str, ...] = ("skills.txt",)) -> Path:
-    """Every corpus skill listed in ``lists`` as an installed folder (SKILL.md only, as in the corpus)."""
-    paths = [p for name in lists for p in (DATA / name).read_text().splitlines() if p.strip() and not p.startswith("#")]
-    for rel in paths:
+
+def listed(lists: tuple[str, ...] = ("skills.txt",)) -> list[str]:
+    """The corpus paths of the skills in ``lists`` (files of ``DATA``)."""
+    return [p for name in lists for p in (DATA / name).read_text().splitlines() if p.strip() and not p.startswith("#")]
+
+
+def install(skills_root: Path, lists: tuple[str, ...] = ("skills.txt",), paths: list[str] | None = None) -> Path:
+    """Every corpus skill listed in ``lists`` (or ``paths``) as an installed folder (SKILL.md only,
+    as in the corpus)."""
+    for rel in listed(lists) if paths is None else paths:
         src = CORPUS / rel / "SKILL.md"
         dest = skills_root / rel.replace("/", "__")
         dest.mkdir(parents=True)
@@ -197,6 +210,14 @@ def main() -> None:
         "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt",
     )
     parser.add_argument(
+        "--installed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="install N of the skills at random (--samples draws), as most people do, not all of them",
+    )
+    parser.add_argument("--samples", type=int, default=5, metavar="K", help="with --installed: how many draws")
+    parser.add_argument(
         "--typos",
         type=int,
         default=0,
@@ -218,18 +239,59 @@ def main() -> None:
     print(
         f"{source.name}, split {args.split}: {counts['single']} single, {counts['none']} no-skill, {counts['multi']} multi"
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["SKILLYARD_HOME"] = str(Path(tmp) / "home")  # a fresh index, no recent-use state
-        root = install(Path(tmp) / "skills", lists)
-        lexical = SkillSet.from_dir(root, semantic=False, ignore_gates=True, weights=weights)
-        print(f"{len(lexical.names)} skills installed")
-        print("lexical-only        ", run_skillset(lexical, rows).line())
-        if args.no_semantic or not semantic.available():
-            return
+    with_semantic = not args.no_semantic and semantic.available()
+    if not args.installed:
+        with tempfile.TemporaryDirectory() as tmp:
+            scores, threshold, installed = _scores(Path(tmp), None, lists, rows, dev, weights, with_semantic)
+        print(f"{installed} skills installed")
+    else:
+        # A handful of skills, as most people install: K random draws of N (seeded 0..K-1); the
+        # requests whose skill is among them (acceptable skills narrowed to those installed), every
+        # no-skill message, and the two-request messages whose skills both are.
+        scores, thresholds = {}, []
+        for seed in range(args.samples):
+            chosen = random.Random(seed).sample(listed(lists), args.installed)
+            with tempfile.TemporaryDirectory() as tmp:
+                drawn, threshold, _ = _scores(Path(tmp), chosen, lists, rows, dev, weights, with_semantic)
+            thresholds.append(threshold)
+            for label, score in drawn.items():
+                scores.setdefault(label, Score()).extend(score)
+        single = len(scores["lexical"].single)
+        threshold = sum(thresholds) / len(thresholds) if with_semantic else 0.0
+        print(f"{args.installed} skills installed, {args.samples} draws: {single} single requests routed in all")
+    print("lexical-only        ", scores["lexical"].line())
+    if with_semantic:
+        print("semantic + lexical  ", scores["semantic"].line())
+        print(f"cosine to description (threshold {threshold:.2f} tuned on dev)  ", scores["cosine"].line())
+
+
+def _scores(tmp: Path, chosen, lists, rows, dev, weights, with_semantic: bool) -> tuple[dict, float, int]:
+    """Each router's score over ``rows``, with the skills of ``lists`` (or the ``chosen`` paths)
+    installed under ``tmp``; the baseline's threshold; how many skills were installed."""
+    os.environ["SKILLYARD_HOME"] = str(tmp / "home")  # a fresh index, no recent-use state
+    root = install(tmp / "skills", lists, chosen)
+    lexical = SkillSet.from_dir(root, semantic=False, ignore_gates=True, weights=weights)
+    if chosen is not None:
+        rows, dev = _installed_only(rows, set(lexical.names)), _installed_only(dev, set(lexical.names))
+    scores = {"lexical": run_skillset(lexical, rows)}
+    threshold = 0.0
+    if with_semantic:
         sem = SkillSet.from_dir(root, semantic=True, ignore_gates=True, weights=weights)
-        print("semantic + lexical  ", run_skillset(sem, rows).line())
-        baseline, threshold = description_baseline(sem, dev, rows)
-        print(f"cosine to description (threshold {threshold:.2f} tuned on dev)  ", baseline.line())
+        scores["semantic"] = run_skillset(sem, rows)
+        scores["cosine"], threshold = description_baseline(sem, dev, rows)
+    return scores, threshold, len(lexical.names)
+
+
+def _installed_only(rows: list[dict], names: set[str]) -> list[dict]:
+    """The rows that make sense with only ``names`` installed (see ``--installed``)."""
+    kept = []
+    for row in rows:
+        here = [s for s in row["skills"] if s in names]
+        if row["kind"] == "none" or (row["kind"] == "single" and here):
+            kept.append({**row, "skills": here})
+        elif row["kind"] == "multi" and len(here) == len(row["skills"]):
+            kept.append(row)
+    return kept
 
 
 if __name__ == "__main__":

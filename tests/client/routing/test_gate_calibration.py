@@ -91,8 +91,8 @@ def test_why_not_routed_names_the_bar_the_best_skill_missed():
     assert why_not_routed(weak, best=True).endswith("points, below the threshold 3")
 
 
-def _dev_routers(corpus_dir, monkeypatch, tmp_path, lists: tuple[str, ...]):
-    """The bench's skills (``lists``) installed, routed lexical-only (False) and semantic (True)."""
+def _bench(corpus_dir, monkeypatch, tmp_path):
+    """bench/route_real.py, reading the corpus here (skipped without the semantic extra)."""
     from skillctl.routing import semantic
 
     if not semantic.available():
@@ -102,6 +102,12 @@ def _dev_routers(corpus_dir, monkeypatch, tmp_path, lists: tuple[str, ...]):
     from bench import route_real
 
     monkeypatch.setattr(route_real, "CORPUS", corpus_dir)
+    return route_real
+
+
+def _dev_routers(corpus_dir, monkeypatch, tmp_path, lists: tuple[str, ...]):
+    """The bench's skills (``lists``) installed, routed lexical-only (False) and semantic (True)."""
+    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
     root = route_real.install(tmp_path / "skills", lists)
     from skillctl.skillset import SkillSet
 
@@ -150,3 +156,43 @@ def _rate(score, part: str) -> float:
     values = [a for a, _ in score.single] if part == "top1" else [b for _, b in score.single]
     values = score.none if part == "none" else score.multi if part == "multi" else values
     return sum(values) / len(values)
+
+
+def test_installed_only_keeps_the_requests_a_handful_of_skills_can_answer():
+    from bench.route_real import _installed_only
+
+    rows = [
+        {"query": "a", "kind": "single", "skills": ["pdf", "pdf-pro"]},
+        {"query": "b", "kind": "single", "skills": ["slack"]},
+        {"query": "c", "kind": "none", "skills": []},
+        {"query": "d", "kind": "multi", "skills": ["pdf", "slack"]},
+        {"query": "e", "kind": "multi", "skills": ["pdf", "pdf-pro"]},
+    ]
+    kept = _installed_only(rows, {"pdf", "pdf-pro", "k8s"})
+    assert [(r["query"], r["skills"]) for r in kept] == [
+        ("a", ["pdf", "pdf-pro"]),
+        ("c", []),
+        ("e", ["pdf", "pdf-pro"]),
+    ]
+    assert _installed_only(rows, {"pdf"})[0]["skills"] == ["pdf"]  # only an installed skill is a right answer
+
+
+def test_semantic_is_never_below_lexical_with_a_handful_of_skills_installed(corpus_dir, monkeypatch, tmp_path):
+    """Most people install a few skills, not 258: three draws of 20, as `route_real.py --installed 20`."""
+    import random
+
+    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
+    rows = [json.loads(line) for line in (route_real.DATA / "requests.jsonl").read_text().splitlines() if line]
+    dev = [r for r in rows if r["split"] == "dev"]
+    totals: dict[bool, route_real.Score] = {False: route_real.Score(), True: route_real.Score()}
+    for seed in range(3):
+        chosen = random.Random(seed).sample(route_real.listed(), 20)
+        scores, _, installed = route_real._scores(
+            tmp_path / str(seed), chosen, ("skills.txt",), dev, dev, DEFAULT_WEIGHTS, True
+        )
+        assert installed == 20
+        totals[False].extend(scores["lexical"])
+        totals[True].extend(scores["semantic"])
+    assert len(totals[True].single) >= 10
+    for part in ("top1", "top3", "none"):
+        assert _rate(totals[True], part) >= _rate(totals[False], part), part
