@@ -128,6 +128,11 @@ def generate_manifest(
 VECTOR_MODEL = semantic.MODEL_ID  # what routing_vector's vectors are made with (stored beside them)
 
 
+def vectors_available() -> bool:
+    """Can routing_vector make vectors here (the semantic extra installed and on)?"""
+    return semantic.available()
+
+
 def routing_vector(*, archive: bytes, result: Mapping[str, Any]) -> bytes | None:
     """The float32 bytes of the skill's semantic centroid, made as the client makes it (its
     routing manifest merged with this check's ``result``); None without the semantic extra."""

@@ -56,10 +56,9 @@ class Command(BaseCommand):
         self.stdout.write(f"queued {len(versions) * len(names)} check(s) for {len(versions)} version(s)")
 
     def _vectors(self) -> None:
-        from skillctl.routing import semantic
-        from worker.engines.manifest import VECTOR_MODEL, routing_vector
+        from worker.engines.manifest import VECTOR_MODEL, routing_vector, vectors_available
 
-        if not semantic.available():
+        if not vectors_available():
             self.stdout.write("semantic search is off here (the semantic extra is not installed): nothing to do")
             return
         stale = (
