@@ -408,17 +408,17 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components
-
-    def confident(name: str) -> bool:
-        if evidence.get(name, 0.0) >= sem.rescue_floor:
-            return True
-        chat = best["evidence"] - sem.no_skill_weight * best["no_skill"] < sem.rescue_agreed_no_skill
-        return name == ranked[0].name and best["evidence"] >= sem.rescue_agreed_floor and not chat
-
+    # The semantic ranking's best skill, if lexical-only routes it too, and the message is no chat.
+    agreed = (
+        ranked[0].name
+        if best["evidence"] >= sem.rescue_agreed_floor
+        and best["evidence"] - sem.no_skill_weight * best["no_skill"] >= sem.rescue_agreed_no_skill
+        else None
+    )
     rescued = [
         m
         for m in rank_lexical(index, message, recent=recent, w=w)
-        if confident(m.name) and not index.has_queries(m.name)
+        if (evidence.get(m.name, 0.0) >= sem.rescue_floor or m.name == agreed) and not index.has_queries(m.name)
     ]
     for match in rescued:
         match.reasons.append("confident lexical match kept over the semantic no-skill gate")
