@@ -28,6 +28,23 @@ _CONCEPT_QUESTION = re.compile(
 _OWN_THINGS = re.compile(
     r"\b(?:my|our|this|these|that|those|here|mine|attached|below|above|following)\b", re.IGNORECASE
 )
+# "who invented the internet", "how many calories are in a banana", "tell me a joke about databases":
+# general knowledge and chat, where a skill's name word ("swift", "banana") is the topic, not the ask.
+_WORLD_QUESTION = re.compile(
+    r"^\W*(?:(?:so|ok|okay|hey|hi|quick question|random question|just curious)\W+){0,2}"
+    r"(?:who\s+(?:is|was|were|are|created|invented|wrote|made|won|founded|discovered|designed|built|owns|runs)"
+    r"|when\s+(?:is|was|were|did)|where\s+(?:is|was|are|were|did|does|do)"
+    r"|how\s+(?:many|much|old|tall|far|long\s+(?:is|was|does|did))|what\s+year|which\s+(?:year|country|city)"
+    r"|(?:what'?s|what\s+is|tell\s+me)\s+(?:about\s+)?the\s+history\s+of"
+    r"|tell\s+me\s+(?:a|an|another|some)\s+(?:\w+\s+)?(?:joke|story|fun\s+fact|fact|riddle|poem)s?)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|we|us)\b", re.IGNORECASE)
+# "how many planes are overhead right now", "when is the next flight to nyc": live data, which a
+# skill (a tool) fetches and no model knows.
+_LIVE = re.compile(
+    r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days)\b", re.IGNORECASE
+)
 _CONNECTORS = re.compile(
     r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
 )
@@ -57,3 +74,15 @@ def asks_what_it_is(text: str) -> bool:
     injection"), not about the writer's own things ("what's this error", "explain our retry
     loop")? Naming a skill's topic there is not asking for the skill."""
     return bool(_CONCEPT_QUESTION.search(text)) and not _OWN_THINGS.search(text)
+
+
+def asks_about_the_world(text: str) -> bool:
+    """Is ``text`` general knowledge or chat ("who created the swift language", "how many calories
+    are in a banana", "tell me a joke about databases"), with nothing of the writer's own ("where
+    is my order", "how much time did I track this week") and nothing live ("how many planes are
+    overhead right now")? A skill's name word there is the topic, not the ask."""
+    opening = _WORLD_QUESTION.search(text)
+    if not opening:
+        return False
+    rest = text[opening.end() :]  # "tell me a joke": "me" is no own thing
+    return not (_OWN_THINGS.search(rest) or _FIRST_PERSON.search(rest) or _LIVE.search(rest))

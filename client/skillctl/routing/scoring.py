@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
-from skillctl.routing.intents import asks_what_it_is
+from skillctl.routing.intents import asks_about_the_world, asks_what_it_is
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
@@ -367,14 +367,17 @@ def rank_semantic(
         for i in dict.fromkeys([*order, *hits])
     ]
     matches = sorted(matches, key=lambda m: (-m.score, m.name))
-    if not gated:
-        return matches[: w.limit]
     if not matches:
         return []
-    offline = not index.has_queries(matches[0].name)
-    if name_words := distinctive_name_words(index, matches[0].name, msg_terms):
+    # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
+    if asks_about_the_world(message):
+        matches[0].components["world"] = 1.0
+    elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
         matches[0].components["name_words"] = float(len(name_words))
+    if not gated:
+        return matches[: w.limit]
+    offline = not index.has_queries(matches[0].name)
     if not passes_gate(matches[0].components, w, offline=offline):
         return _rescued(index, message, matches, recent, w) if sem.lexical_rescue else []
     return [m for m in matches if m.components["evidence"] >= sem.semantic_floor][: w.limit]
@@ -404,7 +407,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     semantic ranking puts first too needs less (``rescue_agreed_floor``), unless the message
     reads like chat. A question about what something is ("what's a linked list": a bookmarks
     skill's words) is not a request for the skill that names its topic: never rescued."""
-    if asks_what_it_is(message):
+    if asks_what_it_is(message) or asks_about_the_world(message):
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components
@@ -438,6 +441,8 @@ def distinctive_name_words(index: ScoringIndex, name: str, msg_terms: Sequence[s
 def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[float, float]:
     """The threshold and the no-skill floor that apply to the best skill."""
     sem = w.semantic
+    if components.get("world"):
+        return sem.world_threshold, sem.world_no_skill_threshold
     if not offline:
         return sem.semantic_threshold, sem.no_skill_threshold
     if components.get("name_words"):
@@ -465,14 +470,15 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
         if evidence < sem.semantic_floor:
             return f"semantic evidence {evidence:.3f}, below the floor {sem.semantic_floor:g}"
         return "ranked after the best skill, which did not pass the gate"
+    kind = " for a general-knowledge question" if c.get("world") else ""
     if evidence < threshold:
-        return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}"
+        return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}{kind}"
     margin = evidence - sem.no_skill_weight * no_skill
     if margin >= floor:
         return "passes the gate"  # the message routes (asked about a message that does)
     return (
         f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
-        f"evidence - {sem.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g})"
+        f"evidence - {sem.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g}{kind})"
     )
 
 

@@ -173,6 +173,30 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         assert not asks_what_it_is(own), own
 
 
+def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_things_or_live_data():
+    from skillctl.routing.intents import asks_about_the_world
+
+    for world in (
+        "who created the swift programming language?",
+        "how many calories are in a banana",
+        "tell me a joke about databases",
+        "what's the history of the swap meet",
+        "hey, when was react first released",
+        "what year did the berlin wall fall",
+    ):
+        assert asks_about_the_world(world), world
+    for ask in (
+        "where is my foodora order",
+        "how much time did I track this week in toggl",
+        "how many planes are flying overhead right now",  # live data: a tool fetches it
+        "when is the next flight from paris to nyc",
+        "how many users signed up in supabase this week",
+        "tell me the history of our billing service",
+        "make a joke generator, who knows",  # not how it opens
+    ):
+        assert not asks_about_the_world(ask), ask
+
+
 def test_prose_leaves_out_pasted_code_and_logs():
     from skillctl.routing.text import prose
 
