@@ -8,6 +8,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_ONLY = ("django", "celery", "boto3", "botocore", "docker", "rest_framework", "storages")
@@ -19,12 +20,15 @@ def thin_venv(tmp_path_factory) -> Path:
     env_dir = tmp_path_factory.mktemp("thin") / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    proc = subprocess.run(
-        [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    # pip builds in the source tree (build/, *.egg-info): two xdist workers that each got one of
+    # this module's tests would build there at once and break each other's build.
+    with FileLock(tmp_path_factory.getbasetemp().parent / "skillyard-thin-install.lock"):
+        proc = subprocess.run(
+            [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     assert proc.returncode == 0, proc.stderr
     return env_dir
 
