@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
 from skillctl.routing.intents import asks_about_the_world, asks_what_it_is
 from skillctl.routing.manifests import RoutingManifest
+from skillctl.routing.patterns import TriggerPattern, compile_patterns
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
 
@@ -93,7 +94,7 @@ class ScoringIndex:
         self.phrases: dict[str, list[tuple[int, tuple[str, ...], str]]] = defaultdict(list)
         self.mentions: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
         self.negatives: list[frozenset[str]] = []
-        self.patterns: list[tuple[int, re.Pattern]] = []
+        self.patterns: list[tuple[int, TriggerPattern]] = []
         self.bm25: BM25 | None = None
         self._with_queries: set[str] | None = None
         given = compiled or [None] * len(self.manifests)
@@ -130,7 +131,7 @@ class ScoringIndex:
                 self.mentions[c.name[0]].append((i, c.name))
             self.negatives.append(frozenset(c.negative))
             if m.trigger_patterns:
-                self.patterns.extend((i, p) for p in _compile_patterns(m.trigger_patterns))
+                self.patterns.extend((i, p) for p in compile_patterns(m.name, m.trigger_patterns))
         n = len(self.manifests)
         weights: dict[int, float] = {}
         for term, skills in raw.items():
@@ -177,16 +178,6 @@ class BM25:
         return {i: v / best for i, v in out.items() if shared[i] >= min_terms}
 
 
-def _compile_patterns(patterns: Sequence[str]) -> list[re.Pattern]:
-    compiled = []
-    for pattern in patterns:
-        try:
-            compiled.append(re.compile(pattern, re.IGNORECASE))
-        except re.error:
-            continue  # the validator reports bad patterns; routing just ignores them
-    return compiled
-
-
 def lexical_hits(index: ScoringIndex, message: str, w: LexicalWeights = DEFAULT_WEIGHTS.lexical) -> dict[int, _Hits]:
     """Every skill the message touches lexically, with what matched."""
     hits: dict[int, _Hits] = defaultdict(_Hits)
@@ -198,9 +189,9 @@ def lexical_hits(index: ScoringIndex, message: str, w: LexicalWeights = DEFAULT_
     _phrase_hits(index, msg_terms, hits, w)
     _mention_hits(index, message, words(message), hits, w)
     for i, pattern in index.patterns:
-        if pattern.search(message):
+        if pattern.hit(message):
             hits[i].points += w.trigger_pattern
-            hits[i].triggers.append(f"/{pattern.pattern}/")
+            hits[i].triggers.append(f"/{pattern.source}/")
     _negative_hits(index, set(msg_terms), hits, w)
     return hits
 
