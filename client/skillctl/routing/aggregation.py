@@ -12,6 +12,10 @@ from collections.abc import Sequence
 
 MAX_CONTINUATION_WORDS = 8  # longer messages say enough to be routed on their own
 MAX_JOINED = 2  # how many earlier messages a chain of continuations may reach back
+# A message longer than this (a pasted document or log) is routed on its opening and its end,
+# where the ask is; the middle adds time (typo reading, BM25), not meaning.
+MAX_ROUTED_CHARS = 8_000
+ROUTED_TAIL_CHARS = 2_000
 _OPENERS = re.compile(
     r"^\s*(?:and|also|plus|or|but|then|same|again|what about|how about|now|ok(?:ay)?,? (?:and|now)"
     r"|as well|too|likewise|for (?:the )?\w+ too)\b",
@@ -29,7 +33,11 @@ def is_continuation(message: str) -> bool:
 
 
 def routing_text(message: str, history: Sequence[str] = ()) -> str:
-    """The text to route: the message, preceded by earlier messages it continues."""
+    """The text to route: the message, preceded by earlier messages it continues; of a very
+    long one, its opening and its end (``MAX_ROUTED_CHARS`` in all)."""
+    if len(message) > MAX_ROUTED_CHARS:
+        head = MAX_ROUTED_CHARS - ROUTED_TAIL_CHARS
+        return message[:head] + "\n\n" + message[-ROUTED_TAIL_CHARS:]
     if not history or not is_continuation(message):
         return message
     parts = [message]

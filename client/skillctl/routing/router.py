@@ -85,8 +85,8 @@ class Router:
         if not text.strip() or len(self.index) == 0:
             return []
         text, typos = self._read(text)
-        if typos:
-            query_vector = None  # the caller encoded the words as typed
+        if typos or text != message:
+            query_vector = None  # the caller encoded the words as typed, or the whole message
         encoded: dict[str, object] = {}  # text -> vector, within this message
         matches = self._route_text(text, recent, query_vector, encoded=encoded)
         parts = split_intents(prose(text))

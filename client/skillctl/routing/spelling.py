@@ -34,6 +34,9 @@ from skillctl.routing.text import STOPWORDS, stem
 
 KNOWN_WORDS = Path(__file__).parent / "data" / "known-words.txt"
 MIN_LETTERS = 4
+# Unknown words read per message: a typo sits among known words, while a pasted text of names or
+# another language has thousands (each costs ~4 ms of one-edit candidates): the rest stay as typed.
+MAX_UNKNOWN_WORDS = 32
 # A shorter word is one edit from too many words: only a likely typo of a skill word is read.
 MIN_FALLBACK_LETTERS = 5
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -159,6 +162,8 @@ class Speller:
     def correct(self, text: str) -> tuple[str, list[tuple[str, str]]]:
         """``text`` with its typos replaced, and the (typo, word) pairs replaced."""
         fixes: list[tuple[str, str]] = []
+        read: dict[tuple[str, bool], str | None] = {}
+        unknown = [0]  # unknown words read so far
 
         def fix(match: re.Match[str]) -> str:
             word = match.group()
@@ -167,7 +172,14 @@ class Speller:
             # Capitalised inside a sentence: a name (Nikola, Salah), read only as a likely typo of a
             # skill's word ("Pwoer BI").
             name = word[0].isupper() and not _SENTENCE_START.search(text, 0, match.start())
-            if (found := self.nearest(word.lower(), name=name)) is None:
+            key = (word.lower(), name)
+            if key not in read:
+                if not self.known(key[0]):
+                    if unknown[0] >= MAX_UNKNOWN_WORDS:
+                        return word
+                    unknown[0] += 1
+                read[key] = self.nearest(key[0], name=name)
+            if (found := read[key]) is None:
                 return word
             fixes.append((word, found))
             return found.capitalize() if word[0].isupper() else found

@@ -108,6 +108,16 @@ def test_offline_manifest_uses_headings_and_caps_lists():
     assert len(m.keywords) <= 20 and len(m.phrases) <= 15
 
 
+def test_a_very_long_message_is_routed_on_its_opening_and_its_end():
+    from skillctl.routing.aggregation import MAX_ROUTED_CHARS
+
+    pasted = "deploy the services to kubernetes clusters with helm. " + "lorem ipsum dolor " * 20_000 + "thanks!"
+    text = routing_text(pasted)
+    assert len(text) <= MAX_ROUTED_CHARS + 2
+    assert text.startswith("deploy the services") and text.endswith("thanks!")
+    assert names(Router(SKILLS).route(pasted)) == ["k8s-deploy"]
+
+
 def test_short_continuation_is_routed_with_the_previous_message():
     assert is_continuation("and for staging too")
     assert not is_continuation("deploy the api to production please right now with helm")

@@ -113,3 +113,17 @@ def test_british_and_american_spellings_are_read_as_the_skills_spell_them():
     assert Speller({"for": 9, "sise": 1}).correct("four sizes") == ("four sizes", [])  # not variants
     router = Router([build_offline(name="summarizer", description="Summarize research papers.")])
     assert any("as 'summarize'" in r for r in router.route("summarise this paper")[0].reasons)
+
+
+def test_a_message_of_many_unknown_words_reads_only_the_first_few(speller):
+    from skillctl.routing.spelling import MAX_UNKNOWN_WORDS
+
+    rng = random.Random(7)
+    gibberish = ["".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(8)) for _ in range(MAX_UNKNOWN_WORDS)]
+    assert not any(known_words().__contains__(w) for w in gibberish)
+    text, fixes = speller.correct("generaative art " + " ".join(gibberish))
+    assert text.startswith("generative art") and len(fixes) == 1  # read: among the first unknown words
+    text, fixes = speller.correct(" ".join(gibberish) + " generaative art")
+    assert text.endswith("generaative art") and fixes == []  # past the budget: left as typed
+    text, fixes = speller.correct(" ".join(["generaative"] * 100) + " art")  # one word, read once
+    assert text.count("generative") == 100

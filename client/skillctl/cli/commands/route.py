@@ -59,7 +59,8 @@ def _line(query: str, matches, explain: bool) -> dict:
 
 def _print_human(query: str, matches, explain: bool, nearest: list[dict]) -> None:
     if not matches:
-        console.info(f"no skill matched: {query!r}")
+        shown = query if len(query) <= 200 else query[:199] + "…"  # a pasted document is not echoed whole
+        console.info(f"no skill matched: {shown!r}")
         for near in nearest:
             console.info(f"  nearest: {near['name']} ({near['score']:.3f}): {near['stopped_by']}")
         return
