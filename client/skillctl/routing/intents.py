@@ -16,12 +16,14 @@ MAX_PARTS = 4  # each part costs one more encode with semantic routing
 MAX_SENTENCES = 6  # ... and so does each sentence of a long message (one batch)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _SENTENCE_ENDS = re.compile(r"(?<=[.!?;:])\s+|\n+")
-# "what's a linked list", "explain dependency injection", "how does a hash map handle collisions":
+# "what's a linked list", "explain dependency injection", "how does a hash map handle collisions",
+# "what does ref mean":
 # a question about what something is or how it works in general, not about the writer's own things
 # ("what's this error", "explain our retry loop").
 _CONCEPT_QUESTION = re.compile(
     r"^\W*(?:(?:so|ok|okay|hey|hi|quick question)\W+){0,2}"
     r"(?:what\s+(?:is|are)|what'?s|whats|explain|define|how\s+does|how\s+do\s+\w+\s+work"
+    r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for)"
     r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
     re.IGNORECASE,
 )

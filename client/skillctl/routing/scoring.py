@@ -361,8 +361,9 @@ def rank_semantic(
     if not matches:
         return []
     # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
-    if asks_about_the_world(message):
-        matches[0].components["world"] = 1.0
+    # A general question, about the world or a concept, names a skill's topic, not the skill.
+    if asks_about_the_world(message) or asks_what_it_is(message):
+        matches[0].components["general"] = 1.0
     elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
         matches[0].components["name_words"] = float(len(name_words))
@@ -432,8 +433,8 @@ def distinctive_name_words(index: ScoringIndex, name: str, msg_terms: Sequence[s
 def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[float, float]:
     """The threshold and the no-skill floor that apply to the best skill."""
     sem = w.semantic
-    if components.get("world"):
-        return sem.world_threshold, sem.world_no_skill_threshold
+    if components.get("general"):
+        return sem.general_threshold, sem.general_no_skill_threshold
     if not offline:
         return sem.semantic_threshold, sem.no_skill_threshold
     if components.get("name_words"):
@@ -461,7 +462,7 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
         if evidence < sem.semantic_floor:
             return f"semantic evidence {evidence:.3f}, below the floor {sem.semantic_floor:g}"
         return "ranked after the best skill, which did not pass the gate"
-    kind = " for a general-knowledge question" if c.get("world") else ""
+    kind = " for a general question" if c.get("general") else ""
     if evidence < threshold:
         return f"semantic evidence {evidence:.3f}, below the threshold {threshold:g}{kind}"
     margin = evidence - sem.no_skill_weight * no_skill

@@ -68,11 +68,12 @@ class SemanticWeights:
     # ... lower when the message has a distinctive word of the best skill's name ("remind me in
     # reminders": apple-reminders): a word said on purpose outweighs some chat likeness (dev).
     name_word_no_skill_threshold: float = -0.30
-    # A general-knowledge question or chat ("who created the swift language", "tell me a joke
-    # about databases": intents.asks_about_the_world) names a skill's topic, not a request for
-    # it: the gate of skills with synthetic queries, no name-word floor, no lexical rescue (dev).
-    world_threshold: float = 0.60
-    world_no_skill_threshold: float = -0.04
+    # A general question names a skill's topic, not a request for it: general knowledge or chat
+    # ("who created the swift language", "tell me a joke about databases") or a concept ("what
+    # does ref mean", intents): the gate of skills with synthetic queries, no name-word floor,
+    # no lexical rescue (dev).
+    general_threshold: float = 0.60
+    general_no_skill_threshold: float = -0.04
     # The gate never takes a confident lexical match away from an offline-manifest skill: when
     # it says "no skill" but lexical scoring passes its own threshold, the lexical answer stands
     # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.

@@ -61,10 +61,10 @@ def test_a_question_about_a_concept_is_not_rescued():
     assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
 
 
-def test_a_general_knowledge_question_faces_the_stricter_gate_without_name_words_or_rescue():
+def test_a_general_question_faces_the_stricter_gate_without_name_words_or_rescue():
     sem = DEFAULT_WEIGHTS.semantic
-    cosine = (sem.offline_threshold + sem.world_threshold) / 2 / 1.5  # passes the offline gate only
-    assert sem.offline_threshold < 1.5 * cosine < sem.world_threshold
+    cosine = (sem.offline_threshold + sem.general_threshold) / 2 / 1.5  # passes the offline gate only
+    assert sem.offline_threshold < 1.5 * cosine < sem.general_threshold
     asks = "deploy with helm charts to kubernetes"
     world = "who created helm charts for kubernetes"  # a skill's words as the topic of a question
     assert [m.name for m in route(index(), cosine=cosine, message=asks)][:1] == ["k8s-deploy"]
@@ -72,9 +72,11 @@ def test_a_general_knowledge_question_faces_the_stricter_gate_without_name_words
     assert route(index(), cosine=0.3, message=world) == []  # nor rescued, as "deploy ..." is
     assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
     [best, *_] = rank_semantic(index(), world, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1, gated=False)
-    assert why_not_routed(best, best=True, offline=True).endswith("for a general-knowledge question")
-    strong = (sem.world_threshold + 0.05) / 1.5  # a clear match still routes
+    assert why_not_routed(best, best=True, offline=True).endswith("for a general question")
+    strong = (sem.general_threshold + 0.05) / 1.5  # a clear match still routes
     assert [m.name for m in route(index(), cosine=strong, message=world)][:1] == ["k8s-deploy"]
+    concept = "what does helm mean for kubernetes deploys"  # a concept question: the same gate
+    assert route(index(), cosine=cosine, message=concept) == []
 
 
 def test_skills_with_synthetic_queries_keep_their_calibrated_gate():

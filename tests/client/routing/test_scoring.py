@@ -170,6 +170,8 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "ok so how does a hash map handle collisions",
         "why would you use a monorepo",
         "difference between a process and a thread",
+        "what does ref mean in a git reflog",
+        "what does SLA stand for",
     ):
         assert asks_what_it_is(concept), concept
     for own in (
@@ -179,6 +181,7 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "rotate the pdf pages",
         "can you explain dependency injection in this file",
         "deploy the api, what is left after that",  # the question is not how it opens
+        "what does this error mean",
     ):
         assert not asks_what_it_is(own), own
 
