@@ -397,8 +397,9 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     (a lexical match whose meaning is far from the message, "linked list" for a bookmarks
     skill, is not confident: it needs ``rescue_floor`` semantic evidence). The skill the
     semantic ranking puts first too needs less (``rescue_agreed_floor``), unless the message
-    reads like chat. A question about what something is ("what's a linked list": a bookmarks
-    skill's words) is not a request for the skill that names its topic: never rescued."""
+    reads like chat; without that skill among them, nothing is rescued, and with it, it leads.
+    A general question ("what's a linked list": a bookmarks skill's words) is not a request
+    for the skill that names its topic: never rescued."""
     if asks_what_it_is(message) or asks_about_the_world(message):
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
@@ -415,6 +416,12 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
         for m in rank_lexical(index, message, recent=recent, w=w)
         if (evidence.get(m.name, 0.0) >= sem.rescue_floor or m.name == agreed) and not index.has_queries(m.name)
     ]
+    # The semantic ranking's best skill must be among them, and goes first: a lexical match
+    # alone, of words that say little ("start", "track", "job"), is no answer after the gate
+    # said no (a long message has many such words: "how do we track this down" -> toggl).
+    if ranked[0].name not in {m.name for m in rescued}:
+        return []
+    rescued.sort(key=lambda m: m.name != ranked[0].name)  # stable: the others keep lexical order
     for match in rescued:
         match.reasons.append("confident lexical match kept over the semantic no-skill gate")
     return rescued

@@ -61,6 +61,19 @@ def test_a_question_about_a_concept_is_not_rescued():
     assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
 
 
+def test_a_rescue_is_led_by_the_skill_the_semantic_ranking_puts_first_or_is_no_rescue():
+    w = DEFAULT_WEIGHTS.with_values(lexical_weight=0.0, bm25_weight=0.0)  # the rank is the evidence alone
+
+    def rescue(message: str, cosines: list[float]) -> list[str]:
+        return [m.name for m in rank_semantic(index(), message, cosines, examples=cosines, no_skill=0.1, w=w)]
+
+    both = "deploy the services to our kubernetes clusters, fill the pdf forms and merge pdf files"
+    # Lexical-only puts pdf-tools first (more of its words); the semantic ranking, k8s-deploy.
+    assert rescue(both, [0.33, 0.27]) == ["k8s-deploy", "pdf-tools"]  # evidence .495 / .405: under the gate
+    # The semantic ranking's best (pdf-tools) is no lexical match here: the lexical one alone is no answer.
+    assert rescue(MESSAGE, [0.27, 0.33]) == []
+
+
 def test_a_general_question_faces_the_stricter_gate_without_name_words_or_rescue():
     sem = DEFAULT_WEIGHTS.semantic
     cosine = (sem.offline_threshold + sem.general_threshold) / 2 / 1.5  # passes the offline gate only
