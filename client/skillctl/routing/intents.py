@@ -47,6 +47,15 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|we|us)\b", re.IGNORECASE)
 _LIVE = re.compile(
     r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days)\b", re.IGNORECASE
 )
+# "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
+# (unless it goes on to ask: "thanks, can you also add the docs").
+_ACKNOWLEDGEMENT = re.compile(
+    r"^\W*(?:thanks|thank\s+you|thx|ty|cheers|great|perfect|awesome|cool|nice|sweet|lovely|brilliant|"
+    r"got\s+it|ok(?:ay)?\s+(?:thanks|great|cool|perfect)|that\s+(?:worked|works|did\s+it))\b",
+    re.IGNORECASE,
+)
+_ASKS_AGAIN = re.compile(r"\b(?:please|pls|can|could|would|will|let'?s|also|next|now\s+\w+\s+the)\b|\?", re.IGNORECASE)
+MAX_ACKNOWLEDGEMENT_WORDS = 8
 _CONNECTORS = re.compile(
     r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
 )
@@ -88,3 +97,13 @@ def asks_about_the_world(text: str) -> bool:
         return False
     rest = text[opening.end() :]  # "tell me a joke": "me" is no own thing
     return not (_OWN_THINGS.search(rest) or _FIRST_PERSON.search(rest) or _LIVE.search(rest))
+
+
+def acknowledges(text: str) -> bool:
+    """Is ``text`` a short reply that acknowledges ("thanks, that test passes now", "perfect,
+    ship it") and asks nothing more? The words of a skill in it ("test pass") are no request."""
+    return (
+        len(text.split()) <= MAX_ACKNOWLEDGEMENT_WORDS
+        and bool(_ACKNOWLEDGEMENT.search(text))
+        and not _ASKS_AGAIN.search(text)
+    )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
-from skillctl.routing.intents import asks_about_the_world, asks_what_it_is
+from skillctl.routing.intents import acknowledges, asks_about_the_world, asks_what_it_is
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.patterns import TriggerPattern, compile_patterns
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
@@ -399,8 +399,9 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     semantic ranking puts first too needs less (``rescue_agreed_floor``), unless the message
     reads like chat; without that skill among them, nothing is rescued, and with it, it leads.
     A general question ("what's a linked list": a bookmarks skill's words) is not a request
-    for the skill that names its topic: never rescued."""
-    if asks_what_it_is(message) or asks_about_the_world(message):
+    for the skill that names its topic, nor a thanks one that says it worked ("thanks, that
+    test passes now"): never rescued."""
+    if asks_what_it_is(message) or asks_about_the_world(message) or acknowledges(message):
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components

@@ -92,6 +92,10 @@ def test_a_general_question_faces_the_stricter_gate_without_name_words_or_rescue
     assert route(index(), cosine=cosine, message=concept) == []
 
 
+def test_a_thanks_that_names_a_skills_words_is_not_rescued():
+    assert route(index(), cosine=0.3, message="thanks, kubernetes deploys with helm work now") == []
+
+
 def test_skills_with_synthetic_queries_keep_their_calibrated_gate():
     assert route(index(queries=["ship the api to the cluster", "helm upgrade"]), cosine=0.3) == []
 

@@ -210,6 +210,22 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         assert not asks_about_the_world(ask), ask
 
 
+def test_a_short_thanks_is_told_from_one_that_asks_for_more():
+    from skillctl.routing.intents import acknowledges
+
+    for thanks in ("thanks, that test passes now", "perfect, ship it", "got it", "Thank you!! that worked"):
+        assert acknowledges(thanks), thanks
+    for ask in (
+        "thanks, can you also add the docs",
+        "thanks! now write the tests for the parser",
+        "cool, deploy it to staging please",
+        "great, what about the staging cluster?",
+        "thanks for the help earlier, the nightly job failed again with a KeyError in the importer",
+        "run the tests",
+    ):
+        assert not acknowledges(ask), ask
+
+
 def test_prose_leaves_out_pasted_code_and_logs():
     from skillctl.routing.text import prose
 
