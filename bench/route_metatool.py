@@ -44,6 +44,8 @@ NO_THRESHOLD = dict(
     threshold=float("-inf"),
     semantic_threshold=float("-inf"),
     no_skill_threshold=float("-inf"),
+    general_threshold=float("-inf"),
+    general_no_skill_threshold=float("-inf"),
     semantic_floor=float("-inf"),
 )
 # Dev negatives: hand-written generic messages that need no tool (written for this bench, not
