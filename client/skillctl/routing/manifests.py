@@ -21,6 +21,10 @@ from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 MAX_KEYWORDS = 20  # DESIGN section 7: 15-20 keywords per skill
 MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
 MAX_HEADINGS = 30  # a long SKILL.md's later headings are details, not what the skill is for
+# An author's `triggers`, in the author's order: real skills list up to 24 words and a few
+# patterns; a skill listing hundreds would claim most messages (each word is 2 points).
+MAX_TRIGGER_WORDS = 32
+MAX_TRIGGER_PATTERNS = 8
 # Words that say nothing about what a skill does ("pdf-tool", "git-helper").
 GENERIC_NAME_WORDS = frozenset({"skill", "skills", "tool", "tools", "helper", "plugin", "util"})
 
@@ -136,8 +140,8 @@ def build_offline(
         phrases=offline_phrases(name, positive, heads),
         queries=list(queries),
         negative=negative,
-        trigger_words=[*trigger_keywords, *trigger_verbs],
-        trigger_patterns=list(trigger_patterns),
+        trigger_words=list(dict.fromkeys([*trigger_keywords, *trigger_verbs]))[:MAX_TRIGGER_WORDS],
+        trigger_patterns=list(dict.fromkeys(trigger_patterns))[:MAX_TRIGGER_PATTERNS],
     )
 
 

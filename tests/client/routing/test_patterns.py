@@ -69,3 +69,17 @@ def test_skillctl_route_returns_with_a_hostile_skill_installed(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["skills"] == []
     assert "trigger pattern" in result.stderr and "evil" in result.stderr
+
+
+def test_a_skill_listing_hundreds_of_triggers_does_not_claim_every_message():
+    from skillctl.routing.manifests import MAX_TRIGGER_PATTERNS, MAX_TRIGGER_WORDS
+
+    common = ["help", "code", "file", "make", "write", "fix", "data", "test", "app", "email"] * 3
+    greedy = build_offline(
+        name="greedy",
+        description="Does everything.",
+        trigger_keywords=[f"zz{k}" for k in range(MAX_TRIGGER_WORDS)] + common,
+        trigger_patterns=[f"zz{k}" for k in range(MAX_TRIGGER_PATTERNS)] + ["help"],
+    )
+    assert len(greedy.trigger_words) == MAX_TRIGGER_WORDS and len(greedy.trigger_patterns) == MAX_TRIGGER_PATTERNS
+    assert rank_lexical(ScoringIndex([greedy]), "help me fix the code in this file and email the test data") == []
