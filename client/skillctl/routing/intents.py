@@ -27,6 +27,9 @@ _CONCEPT_QUESTION = re.compile(
     r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
     re.IGNORECASE,
 )
+# "in two paragraphs, what's ...", "as a beginner, explain ...": a short clause before the question.
+_LEAD_IN = re.compile(r"^\W*[^,.!?:;\n]{1,30},\s+")
+_ABOUT_THE_WRITER = re.compile(r"^\W*(?:i|i'm|i've|i am|i have|we|we're|we are|as an?)\b", re.IGNORECASE)
 _OWN_THINGS = re.compile(
     r"\b(?:my|our|this|these|that|those|here|mine|attached|below|above|following)\b", re.IGNORECASE
 )
@@ -84,7 +87,18 @@ def asks_what_it_is(text: str) -> bool:
     """Is ``text`` a question about a concept ("what's a linked list", "explain dependency
     injection"), not about the writer's own things ("what's this error", "explain our retry
     loop")? Naming a skill's topic there is not asking for the skill."""
-    return bool(_CONCEPT_QUESTION.search(text)) and not _OWN_THINGS.search(text)
+    if _OWN_THINGS.search(text):
+        return False
+    if _CONCEPT_QUESTION.search(_LEAD_IN.sub("", text, count=1)):
+        return True
+    # "I'm a PM with no ML background. what's the difference between fine-tuning and RAG?": who
+    # asks, then the question (not "rotate the pdf pages. what is the fastest way").
+    *before, last = sentences(text) or [text]
+    return (
+        bool(before)
+        and all(_ABOUT_THE_WRITER.match(s) for s in before)
+        and bool(_CONCEPT_QUESTION.search(_LEAD_IN.sub("", last, count=1)))
+    )
 
 
 def asks_about_the_world(text: str) -> bool:

@@ -172,6 +172,8 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "difference between a process and a thread",
         "what does ref mean in a git reflog",
         "what does SLA stand for",
+        "in short, what is a monad",
+        "I'm a PM with no ML background. in two paragraphs, what's the difference between fine-tuning and RAG?",
     ):
         assert asks_what_it_is(concept), concept
     for own in (
@@ -182,6 +184,7 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "can you explain dependency injection in this file",
         "deploy the api, what is left after that",  # the question is not how it opens
         "what does this error mean",
+        "rotate the pdf pages. what is the fastest way",  # a request, then a question about it
     ):
         assert not asks_what_it_is(own), own
 
