@@ -343,6 +343,13 @@ def _triggers(value: Any, path: str, soft: bool, r: Reader) -> Triggers:
         except (re.error, RecursionError, OverflowError):
             r.value_error(path, f"pattern {pattern!r} is not a valid regular expression (dropped)")
     triggers.patterns = valid
+    words = len(dict.fromkeys([*triggers.keywords, *triggers.verbs]))
+    if words > Triggers.MAX_WORDS:
+        r.value_error(
+            path, f"{words} trigger words; routing uses the first {Triggers.MAX_WORDS} (keywords, then verbs)"
+        )
+    if len(set(valid)) > Triggers.MAX_PATTERNS:
+        r.value_error(path, f"{len(set(valid))} trigger patterns; routing uses the first {Triggers.MAX_PATTERNS}")
     return triggers
 
 

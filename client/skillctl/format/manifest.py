@@ -8,7 +8,7 @@ gating, routing, sandbox) reads this, never the raw YAML.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 
@@ -67,6 +67,13 @@ class McpSpec:
 
 @dataclass
 class Triggers:
+    """The author's own "use me" words and patterns. Routing uses the first ``MAX_WORDS`` words
+    (keywords, then verbs) and ``MAX_PATTERNS`` patterns: real skills list up to 24 words, and a
+    skill listing hundreds of common words would claim most messages."""
+
+    MAX_WORDS: ClassVar[int] = 32
+    MAX_PATTERNS: ClassVar[int] = 8
+
     keywords: list[str] = field(default_factory=list)  # matched on word boundaries
     verbs: list[str] = field(default_factory=list)  # matched on word boundaries
     patterns: list[str] = field(default_factory=list)  # regular expressions (validated)

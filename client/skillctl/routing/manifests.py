@@ -16,15 +16,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from skillctl import paths
+from skillctl.format.manifest import Triggers
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
 
 MAX_KEYWORDS = 20  # DESIGN section 7: 15-20 keywords per skill
 MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
 MAX_HEADINGS = 30  # a long SKILL.md's later headings are details, not what the skill is for
-# An author's `triggers`, in the author's order: real skills list up to 24 words and a few
-# patterns; a skill listing hundreds would claim most messages (each word is 2 points).
-MAX_TRIGGER_WORDS = 32
-MAX_TRIGGER_PATTERNS = 8
+# An author's `triggers`, in the author's order (each word is 2 points; the validator warns past these).
+MAX_TRIGGER_WORDS = Triggers.MAX_WORDS
+MAX_TRIGGER_PATTERNS = Triggers.MAX_PATTERNS
 # Words that say nothing about what a skill does ("pdf-tool", "git-helper").
 GENERIC_NAME_WORDS = frozenset({"skill", "skills", "tool", "tools", "helper", "plugin", "util"})
 

@@ -346,6 +346,21 @@ def test_invalid_trigger_pattern_is_dropped_with_a_warning():
     assert manifest.triggers.patterns == ["ok"] and "field.value" in all_codes and not errors
 
 
+def test_more_trigger_words_or_patterns_than_routing_uses_is_a_warning():
+    from skillctl.format.manifest import Triggers
+
+    words = [f"word{k}" for k in range(Triggers.MAX_WORDS + 1)]
+    manifest, findings = normalise({**BASE, "triggers": {"keywords": words, "patterns": ["a"] * 20}})
+    [warning] = [f for f in findings if f.code == "field.value"]
+    assert f"routing uses the first {Triggers.MAX_WORDS}" in warning.message and not warning.is_error
+    assert manifest.triggers.keywords == words  # kept whole: the cap is routing's, not the format's
+    patterns = [f"p{k}" for k in range(Triggers.MAX_PATTERNS + 1)]
+    _, findings = normalise({**BASE, "triggers": {"patterns": patterns}})
+    assert any(f"routing uses the first {Triggers.MAX_PATTERNS}" in f.message for f in findings)
+    _, codes, _ = manifest_of({"triggers": {"keywords": words[: Triggers.MAX_WORDS]}})
+    assert "field.value" not in codes
+
+
 def test_toolsets():
     assert m({"toolsets": ["pkg.mod:Tools"]}).toolsets == ["pkg.mod:Tools"]
     manifest, all_codes, _ = manifest_of({"toolsets": ["nocolon"]})
