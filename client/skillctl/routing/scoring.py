@@ -401,7 +401,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     A general question ("what's a linked list": a bookmarks skill's words) is not a request
     for the skill that names its topic, nor a thanks one that says it worked ("thanks, that
     test passes now"): never rescued."""
-    if asks_what_it_is(message) or asks_about_the_world(message) or acknowledges(message):
+    if ranked[0].components.get("general") or acknowledges(message):  # "general": set by rank_semantic
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components

@@ -163,9 +163,10 @@ class Speller:
         """``text`` with its typos replaced, and the (typo, word) pairs replaced."""
         fixes: list[tuple[str, str]] = []
         read: dict[tuple[str, bool], str | None] = {}
-        unknown = [0]  # unknown words read so far
+        unknown = 0  # unknown words read so far
 
         def fix(match: re.Match[str]) -> str:
+            nonlocal unknown
             word = match.group()
             if not word[1:].islower():  # CamelCase or an ACRONYM: a name, not a typo
                 return word
@@ -175,9 +176,9 @@ class Speller:
             key = (word.lower(), name)
             if key not in read:
                 if not self.known(key[0]):
-                    if unknown[0] >= MAX_UNKNOWN_WORDS:
+                    if unknown >= MAX_UNKNOWN_WORDS:
                         return word
-                    unknown[0] += 1
+                    unknown += 1
                 read[key] = self.nearest(key[0], name=name)
             if (found := read[key]) is None:
                 return word
