@@ -1,12 +1,13 @@
 """Regenerate client/skillctl/routing/data/known-words.txt: the words routing's speller knows are
 spelled right, so it never "corrects" them (client/skillctl/routing/spelling.py).
 
-Three sources, merged (ASCII letters only, 4 to 24 long, lower case, sorted in byte order, one per
+Four sources, merged (ASCII letters only, 4 to 24 long, lower case, sorted in byte order, one per
 line: the speller looks words up by binary search in the file):
 - English: pyspellchecker's English frequency list (MIT; built from OpenSubtitles);
 - the words of WordLlama's tokenizer (MIT; many programming words: const, grep, backend);
 - the words of agent skills: every word in three or more SKILL.md files of ../shared/corpus
-  (real skills from public repositories: rebase, xcode, deps), a word three authors spelled alike.
+  (real skills from public repositories: rebase, xcode, deps), a word three authors spelled alike;
+- scripts/programming-words.txt: programming words the others miss (memoization, debounce).
 
     .venv/bin/pip install pyspellchecker && .venv/bin/python scripts/known-words.py
 """
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "client" / "skillctl" / "routing" / "data" / "known-words.txt"
 CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_MIN_FILES = 3
+PROGRAMMING = ROOT / "scripts" / "programming-words.txt"
 WORD = re.compile(r"[a-z]{4,24}")
 
 
@@ -43,10 +45,20 @@ def skill_words() -> set[str]:
     return {w for w, n in seen.items() if n >= CORPUS_MIN_FILES}
 
 
+def programming_words() -> set[str]:
+    lines = (line.strip() for line in PROGRAMMING.read_text("utf-8").splitlines())
+    return {w for w in lines if w and not w.startswith("#") and WORD.fullmatch(w)}
+
+
 def main() -> None:
     if not CORPUS.is_dir():
         raise SystemExit(f"the corpus is not at {CORPUS}")
-    parts = {"English": english(), "tokenizer": tokenizer_words(), "skills": skill_words()}
+    parts = {
+        "English": english(),
+        "tokenizer": tokenizer_words(),
+        "skills": skill_words(),
+        "programming": programming_words(),
+    }
     words = sorted(set().union(*parts.values()))
     OUT.write_text("\n".join(words) + "\n", encoding="ascii")
     print(", ".join(f"{k} {len(v)}" for k, v in parts.items()), f"-> {len(words)} words in {OUT}")

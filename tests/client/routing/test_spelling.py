@@ -115,6 +115,12 @@ def test_british_and_american_spellings_are_read_as_the_skills_spell_them():
     assert any("as 'summarize'" in r for r in router.route("summarise this paper")[0].reasons)
 
 
+def test_programming_words_are_not_read_as_skill_words():
+    memory = [build_offline(name="flashcards", description="Memorization drills and spaced repetition for exams.")]
+    text, fixes = Speller.of(memory).correct("add memoization to the fibonacci function")
+    assert fixes == [] and "memoization" in text  # not "memorization", one letter away
+
+
 def test_a_message_of_many_unknown_words_reads_only_the_first_few(speller):
     from skillctl.routing.spelling import MAX_UNKNOWN_WORDS
 
