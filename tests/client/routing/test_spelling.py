@@ -119,6 +119,11 @@ def test_programming_words_are_not_read_as_skill_words():
     memory = [build_offline(name="flashcards", description="Memorization drills and spaced repetition for exams.")]
     text, fixes = Speller.of(memory).correct("add memoization to the fibonacci function")
     assert fixes == [] and "memoization" in text  # not "memorization", one letter away
+    kitchen = [build_offline(name="recipes", description="Cast iron skillet recipes and a navarin of lamb.")]
+    assert Speller.of(kitchen).correct("list the skillset we need and fix the navbar") == (
+        "list the skillset we need and fix the navbar",
+        [],
+    )  # not "skillet", "navarin"
 
 
 def test_a_message_of_many_unknown_words_reads_only_the_first_few(speller):
