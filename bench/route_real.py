@@ -12,7 +12,11 @@ email around the request (91 to 521 characters; the short set stops at 99).
 ``--requests triggers`` adds the 86 corpus skills whose authors wrote ``triggers`` (their own
 "use me" words, often broad: "test", "database", "switch to") from ``skills-triggers.txt``, and
 routes ``triggers.jsonl``: requests for them, and messages that need no skill but say one of
-those words. Each row has a fixed ``split`` (by content hash: the first byte of the query's
+those words. ``--requests fresh`` routes ``fresh.jsonl`` over 170 other corpus skills drawn at
+random (``skills-fresh.txt``, seed 2026: mostly OpenClaw and Composio, many with thin
+descriptions), 100 single, 80 no-skill and 24 two-request messages written by two writers who
+saw the skills (name, description, the start of the body) but never the router or the other
+sets: a stand-in for a hold-out nobody here tuned on. Each row has a fixed ``split`` (by content hash: the first byte of the query's
 SHA-256, even for dev): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
@@ -53,6 +57,7 @@ REQUESTS = {
     "short": ("requests.jsonl", ("skills.txt",)),
     "long": ("long.jsonl", ("skills.txt",)),
     "triggers": ("triggers.jsonl", ("skills.txt", "skills-triggers.txt")),
+    "fresh": ("fresh.jsonl", ("skills-fresh.txt",)),
 }
 
 
@@ -101,10 +106,13 @@ def listed(lists: tuple[str, ...] = ("skills.txt",)) -> list[str]:
 
 def install(skills_root: Path, lists: tuple[str, ...] = ("skills.txt",), paths: list[str] | None = None) -> Path:
     """Every corpus skill listed in ``lists`` (or ``paths``) as an installed folder (SKILL.md only,
-    as in the corpus)."""
-    for rel in listed(lists) if paths is None else paths:
+    as in the corpus). The folder is named as the skill's own folder, as an install names it (a
+    SKILL.md without a name is known by it), or by its whole corpus path where two share a name."""
+    rels = listed(lists) if paths is None else paths
+    leaves = [rel.rsplit("/", 1)[-1] for rel in rels]
+    for rel, leaf in zip(rels, leaves, strict=True):
         src = CORPUS / rel / "SKILL.md"
-        dest = skills_root / rel.replace("/", "__")
+        dest = skills_root / (leaf if leaves.count(leaf) == 1 else rel.replace("/", "__"))
         dest.mkdir(parents=True)
         shutil.copyfile(src, dest / "SKILL.md")
     return skills_root
@@ -207,7 +215,8 @@ def main() -> None:
         choices=list(REQUESTS),
         default="short",
         help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs); "
-        "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt",
+        "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt; "
+        "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router)",
     )
     parser.add_argument(
         "--installed",
