@@ -22,7 +22,8 @@ _SENTENCE_ENDS = re.compile(r"(?<=[.!?;:])\s+|\n+")
 # ("what's this error", "explain our retry loop").
 _CONCEPT_QUESTION = re.compile(
     r"^\W*(?:(?:so|ok|okay|hey|hi|quick question)\W+){0,2}"
-    r"(?:what\s+(?:is|are)|what'?s|whats|explain|define|how\s+does|how\s+do\s+\w+\s+work"
+    r"(?:what\s+(?:is|are)|what'?s|whats|(?:(?:can|could)\s+you\s+)?(?:please\s+)?explain|define|how\s+does"
+    r"|how\s+do\s+\w+\s+work"
     r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for)"
     r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
     re.IGNORECASE,
@@ -40,6 +41,8 @@ _WORLD_QUESTION = re.compile(
     r"(?:who\s+(?:is|was|were|are|created|invented|wrote|made|won|founded|discovered|designed|built|owns|runs)"
     r"|when\s+(?:is|was|were|did)|where\s+(?:is|was|are|were|did|does|do)"
     r"|how\s+(?:many|much|old|tall|far|long\s+(?:is|was|does|did))|what\s+year|which\s+(?:year|country|city)"
+    r"|how\s+do\s+you\s+(?:say|spell|pronounce)\s+.{1,40}?\s+in\s+(?:\w+(?:ish|ese)|french|german|italian|dutch"
+    r"|russian|arabic|hindi|korean|greek|latin|hebrew|english|portuguese)"
     r"|(?:what'?s|what\s+is|tell\s+me)\s+(?:about\s+)?the\s+history\s+of"
     r"|tell\s+me\s+(?:a|an|another|some)\s+(?:\w+\s+)?(?:joke|story|fun\s+fact|fact|riddle|poem)s?)\b",
     re.IGNORECASE,
@@ -57,8 +60,45 @@ _ACKNOWLEDGEMENT = re.compile(
     r"got\s+it|ok(?:ay)?\s+(?:thanks|great|cool|perfect)|that\s+(?:worked|works|did\s+it))\b",
     re.IGNORECASE,
 )
+# "is it worth learning vim", "notion or obsidian, which would you pick", "should I pay off the loan
+# or invest": advice and opinion, which the model gives from what it knows; a product named there
+# is one of the options weighed, not a request to use its skill.
+_ADVICE = re.compile(
+    r"\b(?:is\s+(?:it|\w+(?:\s+\w+){0,3}?)\s+(?:really\s+)?worth\s+(?:it|\w+ing|the\s+\w+)"
+    r"|worth\s+(?:learning|picking\s+up|switching|buying|getting|upgrading|it)\b.*\?"
+    r"|(?:which|what)\s+(?:one\s+)?would\s+you\s+(?:pick|choose|use|recommend|suggest|go\s+with|do)"
+    r"|would\s+you\s+(?:recommend|suggest|pick|choose)|do\s+you\s+(?:think|recommend|prefer)"
+    r"|should\s+i\s+(?:\w+\s+){0,4}?or\b|or\s+should\s+i\b"
+    r"|is\s+it\s+(?:ever\s+)?(?:ok|okay|fine|bad|safe|normal|acceptable|rude|polite|weird|unprofessional"
+    r"|a\s+good\s+idea|a\s+bad\s+idea)\s+to"
+    r"|(?:ever|really)\s+(?:ok|okay|acceptable|a\s+good\s+idea)\b"
+    r"|(?:can|could)\s+you\s+recommend\s+(?:a|an|some)\s+(?:good\s+)?(?:book|course|tutorial|resource|podcast)s?"
+    r"|pros\s+and\s+cons\s+of)",
+    re.IGNORECASE,
+)
+# "fix the grammar: \"me and him has been...\"", "rewrite so it sounds friendlier: '...'": editing
+# text given in the message itself.
+_EDIT = re.compile(
+    r"^\W*(?:(?:can|could)\s+you\s+|please\s+|pls\s+)?(?:rewrite|reword|rephrase|proofread|polish|tighten|shorten"
+    r"|simplify|fix\s+(?:the\s+)?(?:grammar|typos|spelling|wording)|make\s+(?:this|it)\s+(?:sound|more|less|shorter)"
+    r"|help\s+me\s+(?:re)?(?:word|phrase))\b",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"[\"\u201c\u2018'](?:[^\"\u201d\u2019'\n]+?\s){3,}[^\"\u201d\u2019'\n]*?[\"\u201d\u2019']")
+# "can you add a docstring to that function", "in the snippet you wrote above, rename data to
+# orders", "same thing but in typescript": a follow-up on the assistant's own last answer.
+_FOLLOW_UP = re.compile(
+    r"\b(?:you\s+(?:just\s+)?(?:wrote|gave|suggested|showed|posted|made)"
+    r"|(?:to|in|on|for)\s+that\s+(?:function|snippet|code|answer|version|example|script|query|regex|paragraph)"
+    r"|same\s+thing\s+but|do\s+the\s+same\s+(?:for|with|to))\b",
+    re.IGNORECASE,
+)
 _ASKS_AGAIN = re.compile(r"\b(?:please|pls|can|could|would|will|let'?s|also|next|now\s+\w+\s+the)\b|\?", re.IGNORECASE)
 MAX_ACKNOWLEDGEMENT_WORDS = 8
+# "ok cool, the webhook finally returns 200 now, thanks for sticking with me": a longer thanks.
+_THANKS_FOR = re.compile(r"\b(?:thanks|thank\s+you)\s+(?:for|so\s+much|a\s+lot)\b", re.IGNORECASE)
+MAX_THANKS_WORDS = 20
+MAX_AFTER_THANKS = 4
 _CONNECTORS = re.compile(
     r",?\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+", re.IGNORECASE
 )
@@ -116,8 +156,30 @@ def asks_about_the_world(text: str) -> bool:
 def acknowledges(text: str) -> bool:
     """Is ``text`` a short reply that acknowledges ("thanks, that test passes now", "perfect,
     ship it") and asks nothing more? The words of a skill in it ("test pass") are no request."""
-    return (
-        len(text.split()) <= MAX_ACKNOWLEDGEMENT_WORDS
-        and bool(_ACKNOWLEDGEMENT.search(text))
-        and not _ASKS_AGAIN.search(text)
+    n = len(text.split())
+    thanks = [*_THANKS_FOR.finditer(text)]
+    said = (n <= MAX_ACKNOWLEDGEMENT_WORDS and bool(_ACKNOWLEDGEMENT.search(text))) or (
+        # a longer message that ends on its thanks (not "thanks for earlier, the job failed again")
+        n <= MAX_THANKS_WORDS and bool(thanks) and len(text[thanks[-1].end() :].split()) <= MAX_AFTER_THANKS
     )
+    return said and not _ASKS_AGAIN.search(text)
+
+
+def asks_for_advice(text: str) -> bool:
+    """Is ``text`` a question of advice or opinion ("is it worth learning vim", "notion or obsidian
+    for a wiki, which would you pick", "is it ever ok to commit secrets")? A skill's topic or
+    product named there is weighed, not asked for."""
+    return bool(_ADVICE.search(text))
+
+
+def edits_given_text(text: str) -> bool:
+    """Does ``text`` ask to edit words it quotes itself ("fix the grammar: \"me and him has...\"",
+    "rewrite so it sounds less passive-aggressive: '...'")? Plain writing help, no skill."""
+    return bool(_EDIT.search(text)) and bool(_QUOTED.search(text))
+
+
+def follows_up(text: str) -> bool:
+    """Does ``text`` ask to change the assistant's own last answer ("add a docstring to that
+    function", "in the snippet you wrote above, rename x", "same thing but in typescript")?
+    The skill that answer needed, if any, is the recent one; the words alone ask for none."""
+    return bool(_FOLLOW_UP.search(text))

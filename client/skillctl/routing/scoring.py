@@ -27,7 +27,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
-from skillctl.routing.intents import acknowledges, asks_about_the_world, asks_what_it_is
+from skillctl.routing.intents import (
+    acknowledges,
+    asks_about_the_world,
+    asks_for_advice,
+    asks_what_it_is,
+    edits_given_text,
+    follows_up,
+)
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.patterns import TriggerPattern, compile_patterns
 from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
@@ -362,7 +369,7 @@ def rank_semantic(
         return []
     # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
     # A general question, about the world or a concept, names a skill's topic, not the skill.
-    if asks_about_the_world(message) or asks_what_it_is(message):
+    if _general(message):
         matches[0].components["general"] = 1.0
     elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
@@ -372,7 +379,20 @@ def rank_semantic(
     offline = not index.has_queries(matches[0].name)
     if not passes_gate(matches[0].components, w, offline=offline):
         return _rescued(index, message, matches, recent, w) if sem.lexical_rescue else []
-    return [m for m in matches if m.components["evidence"] >= sem.semantic_floor][: w.limit]
+    # The best skill passed its gate (which may sit under the floor: a name word said on purpose);
+    # the skills after it need the floor.
+    return [matches[0], *(m for m in matches[1:] if m.components["evidence"] >= sem.semantic_floor)][: w.limit]
+
+
+def _general(message: str) -> bool:
+    """A message that a skill's words in it do not make a request for the skill: general
+    knowledge, a concept, advice or opinion, editing text it quotes, a thanks, a follow-up on
+    the last answer. It faces the gate of skills with synthetic queries, its name words count
+    for nothing, and nothing is rescued."""
+    return any(
+        ask(message)
+        for ask in (asks_about_the_world, asks_what_it_is, asks_for_advice, edits_given_text, acknowledges, follows_up)
+    )
 
 
 def _candidates(cosines: Scores, best: Scores, white: Scores | None, w: SemanticWeights, k: int) -> list[int]:
@@ -401,7 +421,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     A general question ("what's a linked list": a bookmarks skill's words) is not a request
     for the skill that names its topic, nor a thanks one that says it worked ("thanks, that
     test passes now"): never rescued."""
-    if ranked[0].components.get("general") or acknowledges(message):  # "general": set by rank_semantic
+    if ranked[0].components.get("general"):  # set by rank_semantic (a thanks is one: _general)
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components
@@ -446,14 +466,22 @@ def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[f
     if not offline:
         return sem.semantic_threshold, sem.no_skill_threshold
     if components.get("name_words"):
-        return sem.offline_threshold, sem.name_word_no_skill_threshold
+        return sem.name_word_threshold, sem.name_word_no_skill_threshold
     return sem.offline_threshold, sem.offline_no_skill_threshold
+
+
+def _gate_evidence(components: Mapping[str, float]) -> float:
+    """The evidence the gate weighs: a general question that names a skill ("when did youtube
+    launch", "is an oura ring worth it") names its topic, so the name counts for nothing there."""
+    if components.get("general"):
+        return components["evidence"] - components.get("name", 0.0)
+    return components["evidence"]
 
 
 def passes_gate(components: Mapping[str, float], w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
     """Does the best skill's semantic evidence say "this message needs a skill"?"""
     threshold, floor = _gate(components, w, offline)
-    evidence = components["evidence"]
+    evidence = _gate_evidence(components)
     return evidence >= threshold and evidence - w.semantic.no_skill_weight * components["no_skill"] >= floor
 
 
@@ -465,7 +493,7 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
         if match.score >= w.lexical.threshold:
             return "passes the threshold"  # the message routes (asked about a message that does)
         return f"{match.score:.2f} points, below the threshold {w.lexical.threshold:g}"
-    evidence, no_skill = c["evidence"], c["no_skill"]
+    evidence, no_skill = _gate_evidence(c), c["no_skill"]
     if not best:
         if evidence < sem.semantic_floor:
             return f"semantic evidence {evidence:.3f}, below the floor {sem.semantic_floor:g}"

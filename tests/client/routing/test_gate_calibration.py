@@ -21,7 +21,7 @@ MESSAGE = "deploy the services to our kubernetes clusters"  # several keywords: 
 def index(*, queries: list[str] = ()) -> ScoringIndex:
     return ScoringIndex(
         [
-            build_offline(name="k8s-deploy", description=DEPLOY, queries=list(queries)),
+            build_offline(name="k8s-rollout", description=DEPLOY, queries=list(queries)),
             build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
         ]
     )
@@ -32,14 +32,18 @@ def route(idx: ScoringIndex, cosine: float, *, message: str = MESSAGE, no_skill:
     return rank_semantic(idx, message, [cosine, 0.05], examples=[cosine, 0.05], no_skill=no_skill, w=w)
 
 
+# Evidence under the offline threshold, the message reading like a request (no_skill 0.1).
+BELOW = (DEFAULT_WEIGHTS.semantic.offline_threshold - 0.03) / 1.5
+
+
 def test_gate_keeps_a_confident_lexical_match_of_an_offline_skill():
-    [match] = route(index(), cosine=0.3)  # evidence 0.45: below the offline threshold
-    assert match.name == "k8s-deploy"
+    [match] = route(index(), cosine=BELOW)
+    assert match.name == "k8s-rollout"
     assert any("confident lexical match" in r for r in match.reasons)
 
 
 def test_without_rescue_the_same_message_routes_to_nothing():
-    assert route(index(), cosine=0.3, lexical_rescue=False) == []
+    assert route(index(), cosine=BELOW, lexical_rescue=False) == []
 
 
 def test_a_lexical_match_far_in_meaning_is_not_rescued():
@@ -50,7 +54,7 @@ def test_the_skill_both_rankers_put_first_needs_less_evidence_unless_the_message
     sem = DEFAULT_WEIGHTS.semantic
     cosine = 0.22  # evidence 0.33: under the rescue floor, over the floor for an agreed match
     assert sem.rescue_agreed_floor <= 1.5 * cosine < sem.rescue_floor
-    assert [m.name for m in route(index(), cosine=cosine)] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=cosine)] == ["k8s-rollout"]
     assert route(index(), cosine=cosine, rescue_agreed_floor=sem.rescue_floor) == []
     assert route(index(), cosine=cosine, no_skill=0.4) == []  # 0.33 - 2 x 0.4 reads like chat
 
@@ -58,18 +62,19 @@ def test_the_skill_both_rankers_put_first_needs_less_evidence_unless_the_message
 def test_a_question_about_a_concept_is_not_rescued():
     concept = "what is deploying services to kubernetes clusters with helm charts"  # the same words
     assert route(index(), cosine=0.3, message=concept) == []
-    assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-rollout"]
 
 
 def test_a_rescue_is_led_by_the_skill_the_semantic_ranking_puts_first_or_is_no_rescue():
-    w = DEFAULT_WEIGHTS.with_values(lexical_weight=0.0, bm25_weight=0.0)  # the rank is the evidence alone
+    # The rank is the evidence alone; a gate above both skills' evidence, the rescue floor under it.
+    w = DEFAULT_WEIGHTS.with_values(lexical_weight=0.0, bm25_weight=0.0, offline_threshold=0.52, rescue_floor=0.4)
 
     def rescue(message: str, cosines: list[float]) -> list[str]:
         return [m.name for m in rank_semantic(index(), message, cosines, examples=cosines, no_skill=0.1, w=w)]
 
     both = "deploy the services to our kubernetes clusters, fill the pdf forms and merge pdf files"
-    # Lexical-only puts pdf-tools first (more of its words); the semantic ranking, k8s-deploy.
-    assert rescue(both, [0.33, 0.27]) == ["k8s-deploy", "pdf-tools"]  # evidence .495 / .405: under the gate
+    # Lexical-only puts pdf-tools first (more of its words); the semantic ranking, k8s-rollout.
+    assert rescue(both, [0.33, 0.27]) == ["k8s-rollout", "pdf-tools"]  # evidence .495 / .405: under the gate
     # The semantic ranking's best (pdf-tools) is no lexical match here: the lexical one alone is no answer.
     assert rescue(MESSAGE, [0.27, 0.33]) == []
 
@@ -80,14 +85,14 @@ def test_a_general_question_faces_the_stricter_gate_without_name_words_or_rescue
     assert sem.offline_threshold < 1.5 * cosine < sem.general_threshold
     asks = "deploy with helm charts to kubernetes"
     world = "who created helm charts for kubernetes"  # a skill's words as the topic of a question
-    assert [m.name for m in route(index(), cosine=cosine, message=asks)][:1] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=cosine, message=asks)][:1] == ["k8s-rollout"]
     assert route(index(), cosine=cosine, message=world) == []
     assert route(index(), cosine=0.3, message=world) == []  # nor rescued, as "deploy ..." is
-    assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=0.3)] == ["k8s-rollout"]
     [best, *_] = rank_semantic(index(), world, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1, gated=False)
     assert why_not_routed(best, best=True, offline=True).endswith("for a general question")
     strong = (sem.general_threshold + 0.05) / 1.5  # a clear match still routes
-    assert [m.name for m in route(index(), cosine=strong, message=world)][:1] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=strong, message=world)][:1] == ["k8s-rollout"]
     concept = "what does helm mean for kubernetes deploys"  # a concept question: the same gate
     assert route(index(), cosine=cosine, message=concept) == []
 
@@ -103,7 +108,7 @@ def test_skills_with_synthetic_queries_keep_their_calibrated_gate():
 def test_offline_skills_have_their_own_threshold():
     cosine = (DEFAULT_WEIGHTS.semantic.offline_threshold + 0.02) / 1.5  # evidence just over the offline bar
     assert DEFAULT_WEIGHTS.semantic.offline_threshold < DEFAULT_WEIGHTS.semantic.semantic_threshold
-    assert [m.name for m in route(index(), cosine=cosine, lexical_rescue=False)][:1] == ["k8s-deploy"]
+    assert [m.name for m in route(index(), cosine=cosine, lexical_rescue=False)][:1] == ["k8s-rollout"]
     assert route(index(queries=["ship it"]), cosine=cosine, lexical_rescue=False) == []
 
 
@@ -231,3 +236,38 @@ def test_semantic_is_never_below_lexical_with_a_handful_of_skills_installed(corp
     assert len(totals[True].single) >= 10
     for part in ("top1", "top3", "none"):
         assert _rate(totals[True], part) >= _rate(totals[False], part), part
+
+
+def test_a_general_question_naming_a_skill_weighs_its_topic_not_the_name():
+    idx = ScoringIndex(
+        [
+            build_offline(name="notion", description="Create and edit pages and databases in Notion workspaces."),
+            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+        ]
+    )
+    cosine = 0.3  # evidence .45, + .3 for the name mentioned: over the general gate only with it
+
+    def routed(message: str) -> list[str]:
+        return [m.name for m in rank_semantic(idx, message, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1)]
+
+    assert routed("create a page in notion for the offsite plan") == ["notion"]
+    assert routed("notion or obsidian for a personal wiki, which would you pick?") == []  # advice
+    assert routed("when did notion launch?") == []  # general knowledge
+
+
+def test_a_distinctive_name_word_lets_the_best_skill_through_under_the_floor():
+    sem = DEFAULT_WEIGHTS.semantic
+    assert sem.name_word_threshold < sem.semantic_floor  # the reason for the test
+    idx = ScoringIndex(
+        [
+            build_offline(name="brex-automation", description="Automate Brex tasks via Rube MCP (Composio)."),
+            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+        ]
+    )
+    cosine = (sem.name_word_threshold + 0.02) / 1.5  # evidence under the floor and the offline threshold
+
+    def routed(message: str) -> list[str]:
+        return [m.name for m in rank_semantic(idx, message, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1)]
+
+    assert routed("brex card ending 4471, august spend by merchant?") == ["brex-automation"]
+    assert routed("card ending 4471, august spend by merchant?") == []  # the same evidence, no name word

@@ -199,6 +199,7 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         "what's the history of the swap meet",
         "hey, when was react first released",
         "what year did the berlin wall fall",
+        "how do you say 'deadline' in german",
     ):
         assert asks_about_the_world(world), world
     for ask in (
@@ -209,14 +210,78 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         "how many users signed up in supabase this week",
         "tell me the history of our billing service",
         "make a joke generator, who knows",  # not how it opens
+        "how do you write tests in jest",  # a how-to, not a language question
     ):
         assert not asks_about_the_world(ask), ask
+
+
+def test_advice_and_opinion_are_told_from_requests():
+    from skillctl.routing.intents import asks_for_advice
+
+    for advice in (
+        "is it worth learning emacs in 2026?",
+        "is a standing desk really worth the money",
+        "postgres or mysql for a small saas, which would you pick?",
+        "should I rent or buy a flat in lisbon",
+        "I mostly write go. should I learn rust next or stick with what I know?",
+        "is it ever ok to push straight to main",
+        "is it rude to decline a meeting without a reason?",
+        "can you recommend a good book on distributed systems?",
+        "what are the pros and cons of microservices",
+        "do you think tabs are better than spaces",
+    ):
+        assert asks_for_advice(advice), advice
+    for ask in (
+        "which index does this query need?",
+        "is the padel court free on saturday",
+        "set up a worthwhile backup schedule",
+        "track what my portfolio is worth today",
+        "should the retry loop back off exponentially",  # about the writer's own code
+    ):
+        assert not asks_for_advice(ask), ask
+
+
+def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
+    from skillctl.routing.intents import edits_given_text
+
+    for edit in (
+        'fix the grammar: "their going to the meeting with we"',
+        "rewrite this so it sounds warmer: 'Your request has been denied due to policy.'",
+        'can you rephrase "per my last email, see attached" so it is less curt',
+    ):
+        assert edits_given_text(edit), edit
+    for ask in (
+        "rewrite my cover letter for this job posting",  # the text is elsewhere: a skill may help
+        "fix the grammar in README.md",
+        'add a "Contact" page to the site',
+    ):
+        assert not edits_given_text(ask), ask
+
+
+def test_a_follow_up_on_the_last_answer_is_told_from_a_new_request():
+    from skillctl.routing.intents import follows_up
+
+    for follow in (
+        "can you add type hints to that function",
+        "in the query you wrote above, use a left join",
+        "same thing but for the orders table",
+        "do the same for the other two endpoints",
+    ):
+        assert follows_up(follow), follow
+    for ask in ("add type hints to utils/pricing.py", "write a query for the top customers", "do it again tomorrow"):
+        assert not follows_up(ask), ask
 
 
 def test_a_short_thanks_is_told_from_one_that_asks_for_more():
     from skillctl.routing.intents import acknowledges
 
-    for thanks in ("thanks, that test passes now", "perfect, ship it", "got it", "Thank you!! that worked"):
+    for thanks in (
+        "thanks, that test passes now",
+        "perfect, ship it",
+        "got it",
+        "Thank you!! that worked",
+        "alright, the import finally runs without errors now, thanks so much for the patience",
+    ):
         assert acknowledges(thanks), thanks
     for ask in (
         "thanks, can you also add the docs",

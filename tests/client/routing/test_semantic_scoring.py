@@ -186,7 +186,11 @@ def test_rank_semantic_followers_need_the_floor():
     index = ScoringIndex(ms)
     w = Weights(
         semantic=SemanticWeights(
-            semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.45, example_weight=0.0
+            semantic_threshold=0.5,
+            offline_threshold=0.5,
+            no_skill_threshold=0.0,
+            semantic_floor=0.45,
+            example_weight=0.0,
         )
     )
     got = rank_semantic(index, "something", [0.9, 0.5, 0.2], no_skill=0.1, w=w)
@@ -334,7 +338,12 @@ def test_whitened_scores_change_the_rank_not_the_gate():
     index = ScoringIndex(ms)
     w = Weights(
         semantic=SemanticWeights(
-            semantic_threshold=0.5, no_skill_threshold=0.0, semantic_floor=0.0, example_weight=0.0, whitened_weight=1.0
+            semantic_threshold=0.5,
+            offline_threshold=0.5,
+            no_skill_threshold=0.0,
+            semantic_floor=0.0,
+            example_weight=0.0,
+            whitened_weight=1.0,
         )
     )
     got = rank_semantic(index, "something", [0.7, 0.6], whitened=[0.1, 0.9], no_skill=0.1, w=w)
