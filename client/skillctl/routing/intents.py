@@ -67,13 +67,29 @@ _ADVICE = re.compile(
     r"\b(?:is\s+(?:it|\w+(?:\s+\w+){0,3}?)\s+(?:really\s+)?worth\s+(?:it|\w+ing|the\s+\w+)"
     r"|worth\s+(?:learning|picking\s+up|switching|buying|getting|upgrading|it)\b.*\?"
     r"|(?:which|what)\s+(?:one\s+)?would\s+you\s+(?:pick|choose|use|recommend|suggest|go\s+with|do)"
-    r"|would\s+you\s+(?:recommend|suggest|pick|choose)|do\s+you\s+(?:think|recommend|prefer)"
+    r"|would\s+you\s+(?:recommend|suggest|pick|choose|take|rather|accept|go\s+for)|do\s+you\s+(?:think|recommend|prefer)"
     r"|should\s+i\s+(?:\w+\s+){0,4}?or\b|or\s+should\s+i\b"
     r"|is\s+it\s+(?:ever\s+)?(?:ok|okay|fine|bad|safe|normal|acceptable|rude|polite|weird|unprofessional"
     r"|a\s+good\s+idea|a\s+bad\s+idea)\s+to"
     r"|(?:ever|really)\s+(?:ok|okay|acceptable|a\s+good\s+idea)\b"
     r"|(?:can|could)\s+you\s+recommend\s+(?:a|an|some)\s+(?:good\s+)?(?:book|course|tutorial|resource|podcast)s?"
     r"|pros\s+and\s+cons\s+of)",
+    re.IGNORECASE,
+)
+# "Notion or Obsidian for personal notes?", "index funds vs picking stocks?": two options weighed,
+# in a question that opens with them (not "can you send it by slack or email?").
+_EITHER_OR = re.compile(
+    r"^\W*(?!(?:can|could|would|will|do|does|did|is|are|was|how|what|why|when|where|which|who|please|pls|should"
+    r"|send|make|convert|export|save|create|add|put|use|run|deploy|post|upload|get|find)\b)"
+    r"[^?.!\n]{1,60}?\s(?:or|vs\.?|versus)\s[^?.!\n]{1,80}\?",
+    re.IGNORECASE,
+)
+# "what model are you", "do you have access to my drive", "do you remember my name": about the
+# assistant itself.
+_ABOUT_YOU = re.compile(
+    r"\b(?:(?:what|which)\s+(?:model|llm|ai|version)\s+are\s+you|are\s+you\s+(?:an?\s+)?(?:ai|bot|human|robot|gpt|claude|chatgpt)"
+    r"|who\s+(?:made|built|trained|created)\s+you|do\s+you\s+(?:have\s+access\s+to|remember|know\s+who|ever\s+get)"
+    r"|can\s+you\s+see\s+my)\b",
     re.IGNORECASE,
 )
 # "fix the grammar: \"me and him has been...\"", "rewrite so it sounds friendlier: '...'": editing
@@ -90,7 +106,8 @@ _QUOTED = re.compile(r"[\"\u201c\u2018'](?:[^\"\u201d\u2019'\n]+?\s){3,}[^\"\u20
 _FOLLOW_UP = re.compile(
     r"\b(?:you\s+(?:just\s+)?(?:wrote|gave|suggested|showed|posted|made)"
     r"|(?:to|in|on|for)\s+that\s+(?:function|snippet|code|answer|version|example|script|query|regex|paragraph)"
-    r"|same\s+thing\s+but|do\s+the\s+same\s+(?:for|with|to))\b",
+    r"|same\s+thing\s+but|do\s+the\s+same\s+(?:for|with|to)|(?:do|write)\s+(?:it|that|this)\s+(?:without|with|in|using)"
+    r"|that\s+didn'?t\s+work|same\s+error)\b",
     re.IGNORECASE,
 )
 _ASKS_AGAIN = re.compile(r"\b(?:please|pls|can|could|would|will|let'?s|also|next|now\s+\w+\s+the)\b|\?", re.IGNORECASE)
@@ -167,9 +184,15 @@ def acknowledges(text: str) -> bool:
 
 def asks_for_advice(text: str) -> bool:
     """Is ``text`` a question of advice or opinion ("is it worth learning vim", "notion or obsidian
-    for a wiki, which would you pick", "is it ever ok to commit secrets")? A skill's topic or
-    product named there is weighed, not asked for."""
-    return bool(_ADVICE.search(text))
+    for a wiki?", "is it ever ok to commit secrets")? A skill's topic or product named there is
+    weighed, not asked for."""
+    return bool(_ADVICE.search(text) or _EITHER_OR.search(text))
+
+
+def asks_about_the_assistant(text: str) -> bool:
+    """Is ``text`` about the assistant itself ("what model are you", "do you have access to my
+    drive")? A product named there is no request."""
+    return bool(_ABOUT_YOU.search(text))
 
 
 def edits_given_text(text: str) -> bool:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
 from skillctl.routing.intents import (
     acknowledges,
+    asks_about_the_assistant,
     asks_about_the_world,
     asks_for_advice,
     asks_what_it_is,
@@ -391,7 +392,15 @@ def _general(message: str) -> bool:
     for nothing, and nothing is rescued."""
     return any(
         ask(message)
-        for ask in (asks_about_the_world, asks_what_it_is, asks_for_advice, edits_given_text, acknowledges, follows_up)
+        for ask in (
+            asks_about_the_world,
+            asks_what_it_is,
+            asks_for_advice,
+            asks_about_the_assistant,
+            edits_given_text,
+            acknowledges,
+            follows_up,
+        )
     )
 
 

@@ -229,6 +229,9 @@ def test_advice_and_opinion_are_told_from_requests():
         "can you recommend a good book on distributed systems?",
         "what are the pros and cons of microservices",
         "do you think tabs are better than spaces",
+        "vim or emacs for a beginner?",
+        "renting vs buying in a city you might leave in 3 years?",
+        "would you rather work remote or hybrid",
     ):
         assert asks_for_advice(advice), advice
     for ask in (
@@ -237,8 +240,19 @@ def test_advice_and_opinion_are_told_from_requests():
         "set up a worthwhile backup schedule",
         "track what my portfolio is worth today",
         "should the retry loop back off exponentially",  # about the writer's own code
+        "can you send the report by slack or email?",  # a request that offers a choice
+        "export the table as csv or json?",
     ):
         assert not asks_for_advice(ask), ask
+
+
+def test_a_question_about_the_assistant_is_no_request():
+    from skillctl.routing.intents import asks_about_the_assistant
+
+    for about in ("which model are you?", "do you have access to my calendar?", "who trained you", "are you an AI"):
+        assert asks_about_the_assistant(about), about
+    for ask in ("give the bot access to my calendar", "what model should we fine-tune for this?"):
+        assert not asks_about_the_assistant(ask), ask
 
 
 def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
@@ -266,6 +280,8 @@ def test_a_follow_up_on_the_last_answer_is_told_from_a_new_request():
         "in the query you wrote above, use a left join",
         "same thing but for the orders table",
         "do the same for the other two endpoints",
+        "can we do it without pandas?",
+        "that didn't work, same error as before",
     ):
         assert follows_up(follow), follow
     for ask in ("add type hints to utils/pricing.py", "write a query for the top customers", "do it again tomorrow"):
