@@ -58,6 +58,7 @@ REQUESTS = {
     "long": ("long.jsonl", ("skills.txt",)),
     "triggers": ("triggers.jsonl", ("skills.txt", "skills-triggers.txt")),
     "fresh": ("fresh.jsonl", ("skills-fresh.txt",)),
+    "holdout": ("holdout.jsonl", ("skills-fresh.txt",)),
 }
 
 

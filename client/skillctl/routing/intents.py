@@ -24,12 +24,12 @@ _CONCEPT_QUESTION = re.compile(
     r"^\W*(?:(?:so|ok|okay|hey|hi|quick question)\W+){0,2}"
     r"(?:what\s+(?:is|are)|what'?s|whats|(?:(?:can|could)\s+you\s+)?(?:please\s+)?explain|define|how\s+does"
     r"|how\s+do\s+\w+\s+work"
-    r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for)"
+    r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for|do)\b"
     r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
     re.IGNORECASE,
 )
 # "in two paragraphs, what's ...", "as a beginner, explain ...": a short clause before the question.
-_LEAD_IN = re.compile(r"^\W*[^,.!?:;\n]{1,30},\s+")
+_LEAD_IN = re.compile(r"^\W*[^,.!?:;\n]{1,30}[,:]\s+")
 _ABOUT_THE_WRITER = re.compile(r"^\W*(?:i|i'm|i've|i am|i have|we|we're|we are|as an?)\b", re.IGNORECASE)
 _OWN_THINGS = re.compile(
     r"\b(?:my|our|this|these|that|those|here|mine|attached|below|above|following)\b", re.IGNORECASE
@@ -41,6 +41,8 @@ _WORLD_QUESTION = re.compile(
     r"(?:who\s+(?:is|was|were|are|created|invented|wrote|made|won|founded|discovered|designed|built|owns|runs)"
     r"|when\s+(?:is|was|were|did)|where\s+(?:is|was|are|were|did|does|do)"
     r"|how\s+(?:many|much|old|tall|far|long\s+(?:is|was|does|did))|what\s+year|which\s+(?:year|country|city)"
+    r"|what\s+(?:was|were)\s+the\s+(?:very\s+)?(?:first|last|largest|biggest|oldest|longest|most)\b"
+    r"|(?:(?:some|any|give\s+me|got\s+any)\s+)?ideas\s+for\b"
     r"|how\s+do\s+you\s+(?:say|spell|pronounce)\s+.{1,40}?\s+in\s+(?:\w+(?:ish|ese)|french|german|italian|dutch"
     r"|russian|arabic|hindi|korean|greek|latin|hebrew|english|portuguese)"
     r"|(?:what'?s|what\s+is|tell\s+me)\s+(?:about\s+)?the\s+history\s+of"
@@ -56,7 +58,7 @@ _LIVE = re.compile(
 # "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
 # (unless it goes on to ask: "thanks, can you also add the docs").
 _ACKNOWLEDGEMENT = re.compile(
-    r"^\W*(?:thanks|thank\s+you|thx|ty|cheers|great|perfect|awesome|cool|nice|sweet|lovely|brilliant|"
+    r"^\W*(?:thanks|thank\s+you|thx|ty|cheers|great|perfect|awesome|cool|nice|sweet|lovely|brilliant|nvm|never\s*mind|"
     r"got\s+it|ok(?:ay)?\s+(?:thanks|great|cool|perfect)|that\s+(?:worked|works|did\s+it))\b",
     re.IGNORECASE,
 )
@@ -67,10 +69,11 @@ _ADVICE = re.compile(
     r"\b(?:is\s+(?:it|\w+(?:\s+\w+){0,3}?)\s+(?:really\s+)?worth\s+(?:it|\w+ing|the\s+\w+)"
     r"|worth\s+(?:learning|picking\s+up|switching|buying|getting|upgrading|it)\b.*\?"
     r"|(?:which|what)\s+(?:one\s+)?would\s+you\s+(?:pick|choose|use|recommend|suggest|go\s+with|do)"
-    r"|would\s+you\s+(?:recommend|suggest|pick|choose|take|rather|accept|go\s+for)|do\s+you\s+(?:think|recommend|prefer)"
+    r"|would\s+you\s+(?:recommend|suggest|pick|choose|take|rather|accept|go)|do\s+you\s+(?:think|recommend|prefer)"
     r"|should\s+i\s+(?:\w+\s+){0,4}?or\b|or\s+should\s+i\b"
-    r"|is\s+it\s+(?:ever\s+)?(?:ok|okay|fine|bad|safe|normal|acceptable|rude|polite|weird|unprofessional"
-    r"|a\s+good\s+idea|a\s+bad\s+idea)\s+to"
+    r"|is\s+it\s+(?:ever\s+|really\s+|considered\s+)?(?:a\s+)?(?:ok|okay|fine|bad|safe|normal|acceptable|rude|polite"
+    r"|weird|unprofessional|crazy|dumb|stupid|silly|legal|illegal|wise|smart|risky|overkill|good|bad)"
+    r"(?:\s+(?:idea|practice|move))?\s+to"
     r"|(?:ever|really)\s+(?:ok|okay|acceptable|a\s+good\s+idea)\b"
     r"|(?:can|could)\s+you\s+recommend\s+(?:a|an|some)\s+(?:good\s+)?(?:book|course|tutorial|resource|podcast)s?"
     r"|pros\s+and\s+cons\s+of)",
@@ -96,7 +99,8 @@ _ABOUT_YOU = re.compile(
 # text given in the message itself.
 _EDIT = re.compile(
     r"^\W*(?:(?:can|could)\s+you\s+|please\s+|pls\s+)?(?:rewrite|reword|rephrase|proofread|polish|tighten|shorten"
-    r"|simplify|fix\s+(?:the\s+)?(?:grammar|typos|spelling|wording)|make\s+(?:this|it)\s+(?:sound|more|less|shorter)"
+    r"|simplify|fix\s+(?:the\s+)?(?:grammar|typos|spelling|wording)"
+    r"|make\s+(?:this|it)\s+(?:\w+\s+){0,2}?(?:sound|more|less|shorter|clearer|friendlier|nicer|warmer|politer|punchier)"
     r"|help\s+me\s+(?:re)?(?:word|phrase))\b",
     re.IGNORECASE,
 )
@@ -106,7 +110,7 @@ _QUOTED = re.compile(r"[\"\u201c\u2018'](?:[^\"\u201d\u2019'\n]+?\s){3,}[^\"\u20
 _FOLLOW_UP = re.compile(
     r"\b(?:you\s+(?:just\s+)?(?:wrote|gave|suggested|showed|posted|made)"
     r"|(?:to|in|on|for)\s+that\s+(?:function|snippet|code|answer|version|example|script|query|regex|paragraph)"
-    r"|same\s+thing\s+but|do\s+the\s+same\s+(?:for|with|to)|(?:do|write)\s+(?:it|that|this)\s+(?:without|with|in|using)"
+    r"|same\s+thing\s+but|do\s+the\s+same(?:\s+thing)?\s+(?:for|with|to)|(?:do|write)\s+(?:it|that|this)\s+(?:without|with|in|using)"
     r"|that\s+didn'?t\s+work|same\s+error)\b",
     re.IGNORECASE,
 )

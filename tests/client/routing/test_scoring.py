@@ -172,6 +172,8 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "difference between a process and a thread",
         "what does ref mean in a git reflog",
         "what does SLA stand for",
+        "what does the -p flag do in mkdir -p",
+        "kubernetes: what's the difference between a deployment and a statefulset?",
         "in short, what is a monad",
         "I'm a PM with no ML background. in two paragraphs, what's the difference between fine-tuning and RAG?",
     ):
@@ -200,6 +202,7 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         "hey, when was react first released",
         "what year did the berlin wall fall",
         "how do you say 'deadline' in german",
+        "what was the first website ever made?",
     ):
         assert asks_about_the_world(world), world
     for ask in (
@@ -232,6 +235,9 @@ def test_advice_and_opinion_are_told_from_requests():
         "vim or emacs for a beginner?",
         "renting vs buying in a city you might leave in 3 years?",
         "would you rather work remote or hybrid",
+        "is it bad practice to squash every merge",
+        "is it crazy to self-host email in 2026",
+        "for a blog with 50 readers, would you go hugo or astro?",
     ):
         assert asks_for_advice(advice), advice
     for ask in (
@@ -262,6 +268,7 @@ def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
         'fix the grammar: "their going to the meeting with we"',
         "rewrite this so it sounds warmer: 'Your request has been denied due to policy.'",
         'can you rephrase "per my last email, see attached" so it is less curt',
+        "make this reply friendlier: 'send me the numbers by noon'",
     ):
         assert edits_given_text(edit), edit
     for ask in (
@@ -282,6 +289,7 @@ def test_a_follow_up_on_the_last_answer_is_told_from_a_new_request():
         "do the same for the other two endpoints",
         "can we do it without pandas?",
         "that didn't work, same error as before",
+        "now do the same thing for the update endpoint",
     ):
         assert follows_up(follow), follow
     for ask in ("add type hints to utils/pricing.py", "write a query for the top customers", "do it again tomorrow"):
@@ -297,6 +305,7 @@ def test_a_short_thanks_is_told_from_one_that_asks_for_more():
         "got it",
         "Thank you!! that worked",
         "alright, the import finally runs without errors now, thanks so much for the patience",
+        "nvm, figured it out",
     ):
         assert acknowledges(thanks), thanks
     for ask in (
