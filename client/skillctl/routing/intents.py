@@ -25,7 +25,21 @@ _CONCEPT_QUESTION = re.compile(
     r"(?:what\s+(?:is|are)|what'?s|whats|(?:(?:can|could)\s+you\s+)?(?:please\s+)?explain|define|how\s+does"
     r"|how\s+do\s+\w+\s+work"
     r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for|do)\b"
-    r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one)?\s*use|(?:the\s+)?difference\s+between)\b",
+    r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one|anyone|someone)?\s*use|(?:the\s+)?difference\s+between)\b",
+    re.IGNORECASE,
+)
+# "the actual difference between a latch and a flip-flop", "how is HNSW different from IVF": a
+# comparison of two concepts, wherever in the message it is asked.
+_COMPARISON = re.compile(
+    r"\b(?:difference|differences)\s+between\b|\bhow\s+(?:is|are)\s+\S+(?:\s+\S+){0,4}?\s+different\s+from\b",
+    re.IGNORECASE,
+)
+# "just curious", "in plain english", "at a high level", "like I'm five", "not changing anything":
+# the writer wants to understand, not to have something done.
+_UNDERSTAND = re.compile(
+    r"\b(?:just\s+curious|just\s+want(?:ing|s)?\s+to\s+(?:actually\s+)?understand|in\s+plain\s+english"
+    r"|(?:at\s+a\s+|in\s+)?high[\s-]level\b(?=[?.,!]|\s*$)|like\s+i'?m\s+(?:five|\d+)|eli5"
+    r"|not\s+(?:changing|tuning|touching|fixing)\s+anything)",
     re.IGNORECASE,
 )
 # "in two paragraphs, what's ...", "as a beginner, explain ...": a short clause before the question.
@@ -76,7 +90,8 @@ _ADVICE = re.compile(
     r"(?:\s+(?:idea|practice|move))?\s+to"
     r"|(?:ever|really)\s+(?:ok|okay|acceptable|a\s+good\s+idea)\b"
     r"|(?:can|could)\s+you\s+recommend\s+(?:a|an|some)\s+(?:good\s+)?(?:book|course|tutorial|resource|podcast)s?"
-    r"|pros\s+and\s+cons\s+of)",
+    r"|pros\s+and\s+cons\s+of|when\s+would\s+you\s+(?:pick|choose|use|go\s+with)"
+    r"|or\s+(?:am\s+i\s+overreacting|is\s+there\s+a\s+catch|is\s+it\s+just|is\s+that\s+a\s+myth))",
     re.IGNORECASE,
 )
 # "Notion or Obsidian for personal notes?", "index funds vs picking stocks?": two options weighed,
@@ -148,10 +163,16 @@ def asks_what_it_is(text: str) -> bool:
     """Is ``text`` a question about a concept ("what's a linked list", "explain dependency
     injection"), not about the writer's own things ("what's this error", "explain our retry
     loop")? Naming a skill's topic there is not asking for the skill."""
+    if _UNDERSTAND.search(text):
+        return True
+    if any(_COMPARISON.search(s) and not _OWN_THINGS.search(s) for s in sentences(text) or [text]):
+        return True
+    # The question's own sentence decides (context after it, "our dev keeps saying...", does not).
+    first = (sentences(text) or [text])[0]
+    if _CONCEPT_QUESTION.search(_LEAD_IN.sub("", first, count=1)) and not _OWN_THINGS.search(first):
+        return True
     if _OWN_THINGS.search(text):
         return False
-    if _CONCEPT_QUESTION.search(_LEAD_IN.sub("", text, count=1)):
-        return True
     # "I'm a PM with no ML background. what's the difference between fine-tuning and RAG?": who
     # asks, then the question (not "rotate the pdf pages. what is the fastest way").
     *before, last = sentences(text) or [text]

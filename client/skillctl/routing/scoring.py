@@ -49,6 +49,10 @@ if TYPE_CHECKING:
     Scores = Sequence[float] | NDArray[np.floating]
 
 
+# What a skill is, after the product it is for ("zenserp-automation", "opensea-mcp"): the product alone names it.
+PRODUCT_SUFFIXES = frozenset(
+    {"automation", "integration", "api", "cli", "mcp", "sdk", "admin", "skill", "skills", "tool", "tools", "helper"}
+)
 DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (or one) is distinctive
 MAX_MENTIONS_CHECKED = 20  # a message repeating a name thousands of times costs no more than this
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
@@ -109,6 +113,7 @@ class ScoringIndex:
         ready = [c or compile_manifest(m) for m, c in zip(self.manifests, given, strict=True)]
         self._compile(ready)
         self.documents = [c.bm25 or bm25_document(m) for m, c in zip(self.manifests, ready, strict=True)]
+        self._product_mentions(ready)
 
     def bm25_scores(self, msg_terms: Sequence[str], w: LexicalWeights, *, min_terms: int = 1) -> dict[int, float]:
         """Normalised BM25 of the message against every skill sharing ``min_terms`` words with it."""
@@ -124,6 +129,21 @@ class ScoringIndex:
         if self._with_queries is None:
             self._with_queries = {m.name for m in self.manifests if m.queries}
         return name in self._with_queries
+
+    def _product_mentions(self, compiled: Sequence[CompiledManifest]) -> None:
+        """A skill called after a product and what it is ("zenserp-automation", "opensea-mcp",
+        "lemonsqueezy-admin") is named by the product alone ("use zenserp to grab the top 10"),
+        when no other installed skill's words have it (not "reply" for reply-automation)."""
+        df = Counter(t for doc in self.documents for t in doc)
+        for i, c in enumerate(compiled):
+            product = c.name
+            while len(product) > 1 and product[-1] in PRODUCT_SUFFIXES:
+                product = product[:-1]
+            if product == c.name or product[0] in STOPWORDS or len(product[0]) < 3:
+                continue
+            if len(product) == 1 and df.get(stem(product[0]), 0) > 1:
+                continue
+            self.mentions[product[0]].append((i, product))
 
     def _compile(self, compiled: Sequence[CompiledManifest]) -> None:
         raw: dict[str, list[int]] = defaultdict(list)

@@ -22,7 +22,7 @@ def index(*, queries: list[str] = ()) -> ScoringIndex:
     return ScoringIndex(
         [
             build_offline(name="k8s-rollout", description=DEPLOY, queries=list(queries)),
-            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+            build_offline(name="form-filler", description="Fill PDF forms and merge PDF files."),
         ]
     )
 
@@ -73,9 +73,9 @@ def test_a_rescue_is_led_by_the_skill_the_semantic_ranking_puts_first_or_is_no_r
         return [m.name for m in rank_semantic(index(), message, cosines, examples=cosines, no_skill=0.1, w=w)]
 
     both = "deploy the services to our kubernetes clusters, fill the pdf forms and merge pdf files"
-    # Lexical-only puts pdf-tools first (more of its words); the semantic ranking, k8s-rollout.
-    assert rescue(both, [0.33, 0.27]) == ["k8s-rollout", "pdf-tools"]  # evidence .495 / .405: under the gate
-    # The semantic ranking's best (pdf-tools) is no lexical match here: the lexical one alone is no answer.
+    # Lexical-only puts form-filler first (more of its words); the semantic ranking, k8s-rollout.
+    assert rescue(both, [0.33, 0.27]) == ["k8s-rollout", "form-filler"]  # evidence .495 / .405: under the gate
+    # The semantic ranking's best (form-filler) is no lexical match here: the lexical one alone is no answer.
     assert rescue(MESSAGE, [0.27, 0.33]) == []
 
 
@@ -242,7 +242,7 @@ def test_a_general_question_naming_a_skill_weighs_its_topic_not_the_name():
     idx = ScoringIndex(
         [
             build_offline(name="notion", description="Create and edit pages and databases in Notion workspaces."),
-            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+            build_offline(name="form-filler", description="Fill PDF forms and merge PDF files."),
         ]
     )
     cosine = 0.3  # evidence .45, + .3 for the name mentioned: over the general gate only with it
@@ -261,7 +261,7 @@ def test_a_distinctive_name_word_lets_the_best_skill_through_under_the_floor():
     idx = ScoringIndex(
         [
             build_offline(name="brex-automation", description="Automate Brex tasks via Rube MCP (Composio)."),
-            build_offline(name="pdf-tools", description="Fill PDF forms and merge PDF files."),
+            build_offline(name="form-filler", description="Fill PDF forms and merge PDF files."),
         ]
     )
     cosine = (sem.name_word_threshold + 0.02) / 1.5  # evidence under the floor and the offline threshold

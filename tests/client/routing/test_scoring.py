@@ -174,6 +174,11 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "what does SLA stand for",
         "what does the -p flag do in mkdir -p",
         "kubernetes: what's the difference between a deployment and a statefulset?",
+        "building a synth at home. what's the actual difference between an LFO and an envelope?",
+        "how is a b-tree different from an lsm tree",
+        "can you explain what a CDN is at a high level? our designer keeps mentioning it",
+        "kafka vs rabbitmq in plain english",
+        "why would anyone use graphql instead of rest",
         "in short, what is a monad",
         "I'm a PM with no ML background. in two paragraphs, what's the difference between fine-tuning and RAG?",
     ):
@@ -187,6 +192,8 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "deploy the api, what is left after that",  # the question is not how it opens
         "what does this error mean",
         "rotate the pdf pages. what is the fastest way",  # a request, then a question about it
+        "what is the difference between our staging and prod configs",
+        "I want to understand why the nightly build fails, debug it please",
     ):
         assert not asks_what_it_is(own), own
 
@@ -238,6 +245,8 @@ def test_advice_and_opinion_are_told_from_requests():
         "is it bad practice to squash every merge",
         "is it crazy to self-host email in 2026",
         "for a blog with 50 readers, would you go hugo or astro?",
+        "our sprint board has 9 columns. is that too many or am i overreacting",
+        "serverless vs containers for a cron job. when would you pick one over the other",
     ):
         assert asks_for_advice(advice), advice
     for ask in (
@@ -368,3 +377,19 @@ def test_two_requests_stand_without_the_whole_message_passing(monkeypatch):
     )
     assert router.route(lone) == []
     assert router_module.split_intents(lone) == ["merge the pdf files.", "what a lovely morning it is"]
+
+
+def test_a_skill_named_for_a_product_is_named_by_the_product_alone():
+    from skillctl.routing.scoring import ScoringIndex, lexical_hits
+
+    index = ScoringIndex(
+        [
+            build_offline(name="zenserp-automation", description="Automate Zenserp tasks via Rube MCP (Composio)."),
+            build_offline(name="reply-automation", description="Automate Reply tasks via Rube MCP (Composio)."),
+            build_offline(name="email-drafts", description="Draft a reply to an email in the user's voice."),
+        ]
+    )
+    hits = lexical_hits(index, "use zenserp to grab the top 10 google results")
+    assert hits[0].named  # "zenserp" is zenserp-automation's alone
+    hits = lexical_hits(index, "write a reply to this email")
+    assert not hits.get(1) or not hits[1].named  # "reply" is in another skill's words: no mention

@@ -160,6 +160,8 @@ def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
     router = pdf_router(
         DEFAULT_WEIGHTS.with_values(
             offline_threshold=0.8,
+            name_word_threshold=0.8,
+            semantic_mention=0.0,  # "pdf" names pdf-tools: not what this test is about
             offline_no_skill_threshold=0.4,
             name_word_no_skill_threshold=0.4,
             no_skill_weight=1.0,
