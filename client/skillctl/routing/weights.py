@@ -43,7 +43,7 @@ class SemanticWeights:
     # named in passing ("a gif for slack", "deploy to vercel") the name is one signal among
     # others: a product name is often the platform of a more specific skill (tuned on dev).
     semantic_name: float = 1.0
-    semantic_mention: float = 0.3
+    semantic_mention: float = 0.15  # .3 -> .15: the platform won over the specific skill too often (dev)
     semantic_negative: float = 0.15
     semantic_recent: float = 0.03
     # A message of several sentences: each skill's cosines are the whole message's, or, when

@@ -245,7 +245,9 @@ def test_a_general_question_naming_a_skill_weighs_its_topic_not_the_name():
             build_offline(name="form-filler", description="Fill PDF forms and merge PDF files."),
         ]
     )
-    cosine = 0.3  # evidence .45, + .3 for the name mentioned: over the general gate only with it
+    sem = DEFAULT_WEIGHTS.semantic
+    cosine = (sem.general_threshold - sem.semantic_mention / 2) / 1.5  # over the general gate only with the name
+    assert 1.5 * cosine < sem.general_threshold <= 1.5 * cosine + sem.semantic_mention
 
     def routed(message: str) -> list[str]:
         return [m.name for m in rank_semantic(idx, message, [cosine, 0.05], examples=[cosine, 0.05], no_skill=0.1)]
