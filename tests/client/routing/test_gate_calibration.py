@@ -187,6 +187,17 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
             assert _rate(with_typos[True], "top1") >= _rate(scores[True], "top1") - 0.04
 
 
+def test_semantic_is_never_below_lexical_on_requests_written_blind_to_the_router(corpus_dir, monkeypatch, tmp_path):
+    """170 other corpus skills (mostly thin descriptions: "Automate Brex tasks via Rube MCP"), and
+    requests and chat from writers who never saw the router (`route_real.py --requests fresh`)."""
+    route_real, routers = _dev_routers(corpus_dir, monkeypatch, tmp_path, route_real_lists("fresh"))
+    rows = [json.loads(line) for line in (route_real.DATA / "fresh.jsonl").read_text().splitlines() if line]
+    dev = [r for r in rows if r["split"] == "dev"]
+    scores = {mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}
+    _never_below(scores, "fresh.jsonl")
+    assert _rate(scores[True], "top1") >= 0.8 and _rate(scores[True], "none") >= 0.95  # dev: .861 / .991
+
+
 def _never_below(scores: dict, source: str) -> None:
     for part in ("top1", "top3", "none", "multi"):
         assert _rate(scores[True], part) >= _rate(scores[False], part), (source, part)
