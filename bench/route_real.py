@@ -14,9 +14,11 @@ email around the request (91 to 521 characters; the short set stops at 99).
 routes ``triggers.jsonl``: requests for them, and messages that need no skill but say one of
 those words. ``--requests fresh`` routes ``fresh.jsonl`` over 170 other corpus skills drawn at
 random (``skills-fresh.txt``, seed 2026: mostly OpenClaw and Composio, many with thin
-descriptions), 100 single, 80 no-skill and 24 two-request messages written by two writers who
+descriptions), 160 single, 209 no-skill and 24 two-request messages written by three writers who
 saw the skills (name, description, the start of the body) but never the router or the other
-sets: a stand-in for a hold-out nobody here tuned on. Each row has a fixed ``split`` (by content hash: the first byte of the query's
+sets: a stand-in for a hold-out nobody here tuned on. ``--requests holdout``: 150 rows over the
+same skills from a fourth writer (ten people's voices), kept for a blind measure (only its dev
+half was ever looked at). Each row has a fixed ``split`` (by content hash: the first byte of the query's
 SHA-256, even for dev): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
@@ -217,7 +219,8 @@ def main() -> None:
         default="short",
         help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs); "
         "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt; "
-        "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router)",
+        "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router); "
+        "holdout: holdout.jsonl over the same skills (a fourth writer)",
     )
     parser.add_argument(
         "--installed",
