@@ -490,10 +490,10 @@ def distinctive_name_words(index: ScoringIndex, name: str, msg_terms: Sequence[s
 def _gate(components: Mapping[str, float], w: Weights, offline: bool) -> tuple[float, float]:
     """The threshold and the no-skill floor that apply to the best skill."""
     sem = w.semantic
+    if not offline:  # synthetic queries: a gate calibrated on them, general questions included
+        return sem.semantic_threshold, sem.no_skill_threshold
     if components.get("general"):
         return sem.general_threshold, sem.general_no_skill_threshold
-    if not offline:
-        return sem.semantic_threshold, sem.no_skill_threshold
     if components.get("name_words"):
         return sem.name_word_threshold, sem.name_word_no_skill_threshold
     return sem.offline_threshold, sem.offline_no_skill_threshold
