@@ -49,10 +49,9 @@ if TYPE_CHECKING:
     Scores = Sequence[float] | NDArray[np.floating]
 
 
-# What a skill is, after the product it is for ("zenserp-automation", "opensea-mcp"): the product alone names it.
-PRODUCT_SUFFIXES = frozenset(
-    {"automation", "integration", "api", "cli", "mcp", "sdk", "admin", "skill", "skills", "tool", "tools", "helper"}
-)
+# What a skill is, after the product it is for ("zenserp-automation", "opensea-mcp"): the product
+# alone names it. Not "tools" or "helper": "pdf-tools" is named for a topic, and "a pdf" no request.
+PRODUCT_SUFFIXES = frozenset({"automation", "integration", "api", "cli", "mcp", "sdk", "admin"})
 DISTINCTIVE_SHARE = 0.05  # a name word in the texts of at most 5% of the installed skills (or one) is distinctive
 MAX_MENTIONS_CHECKED = 20  # a message repeating a name thousands of times costs no more than this
 NEGATIVE_MIN_TERMS = 2  # one shared word is not "the message is about what the skill is not for"
