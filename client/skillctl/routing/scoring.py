@@ -388,7 +388,8 @@ def rank_semantic(
     if not matches:
         return []
     # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
-    # A general question, about the world or a concept, names a skill's topic, not the skill.
+    # A general message (a question about the world or a concept, advice, a thanks...: _general)
+    # names a skill's topic, not the skill.
     if _general(message):
         matches[0].components["general"] = 1.0
     elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
@@ -406,9 +407,10 @@ def rank_semantic(
 
 def _general(message: str) -> bool:
     """A message that a skill's words in it do not make a request for the skill: general
-    knowledge, a concept, advice or opinion, editing text it quotes, a thanks, a follow-up on
-    the last answer. It faces the gate of skills with synthetic queries, its name words count
-    for nothing, and nothing is rescued."""
+    knowledge, a concept, advice or opinion, a question about the assistant, editing text it
+    quotes, a thanks, a follow-up on the last answer. An offline skill needs the stricter
+    ``general_threshold`` for it, a name it mentions counts for nothing at the gate, no name-word
+    floor applies, and nothing is rescued."""
     return any(
         ask(message)
         for ask in (
