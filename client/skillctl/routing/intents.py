@@ -165,22 +165,23 @@ def asks_what_it_is(text: str) -> bool:
     loop")? Naming a skill's topic there is not asking for the skill."""
     if _UNDERSTAND.search(text):
         return True
-    if any(_COMPARISON.search(s) and not _OWN_THINGS.search(s) for s in sentences(text) or [text]):
+    parts = sentences(text) or [text]
+    if any(_COMPARISON.search(s) and not _OWN_THINGS.search(s) for s in parts):
         return True
     # The question's own sentence decides (context after it, "our dev keeps saying...", does not).
-    first = (sentences(text) or [text])[0]
-    if _CONCEPT_QUESTION.search(_LEAD_IN.sub("", first, count=1)) and not _OWN_THINGS.search(first):
+    if _opens_a_concept_question(parts[0]) and not _OWN_THINGS.search(parts[0]):
         return True
     if _OWN_THINGS.search(text):
         return False
     # "I'm a PM with no ML background. what's the difference between fine-tuning and RAG?": who
     # asks, then the question (not "rotate the pdf pages. what is the fastest way").
-    *before, last = sentences(text) or [text]
-    return (
-        bool(before)
-        and all(_ABOUT_THE_WRITER.match(s) for s in before)
-        and bool(_CONCEPT_QUESTION.search(_LEAD_IN.sub("", last, count=1)))
-    )
+    *before, last = parts
+    return bool(before) and all(_ABOUT_THE_WRITER.match(s) for s in before) and _opens_a_concept_question(last)
+
+
+def _opens_a_concept_question(sentence: str) -> bool:
+    """Does ``sentence`` open (after a short lead-in: "in short, ...") with a concept question?"""
+    return bool(_CONCEPT_QUESTION.search(_LEAD_IN.sub("", sentence, count=1)))
 
 
 def asks_about_the_world(text: str) -> bool:
