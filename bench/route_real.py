@@ -61,6 +61,7 @@ REQUESTS = {
     "triggers": ("triggers.jsonl", ("skills.txt", "skills-triggers.txt")),
     "fresh": ("fresh.jsonl", ("skills-fresh.txt",)),
     "holdout": ("holdout.jsonl", ("skills-fresh.txt",)),
+    "blind": ("blind.jsonl", ("skills-blind.txt",)),
 }
 
 
@@ -220,7 +221,8 @@ def main() -> None:
         help="short: requests.jsonl (one line each); long: long.jsonl (context, pasted code and logs); "
         "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt; "
         "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router); "
-        "holdout: holdout.jsonl over the same skills (a fourth writer)",
+        "holdout: holdout.jsonl over the same skills (a fourth writer); "
+        "blind: blind.jsonl over the 160 skills of skills-blind.txt (three more writers, read only as totals)",
     )
     parser.add_argument(
         "--installed",
