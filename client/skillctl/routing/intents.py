@@ -25,13 +25,19 @@ _CONCEPT_QUESTION = re.compile(
     r"(?:what\s+(?:is|are)|what'?s|whats|(?:(?:can|could)\s+you\s+)?(?:please\s+)?explain|define|how\s+does"
     r"|how\s+do\s+\w+\s+work"
     r"|what\s+does\s+(?:\S+\s+){1,3}?(?:mean|stand\s+for|do)\b"
-    r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one|anyone|someone)?\s*use|(?:the\s+)?difference\s+between)\b",
+    r"|why\s+(?:would|should|do|does)?\s*(?:i|we|you|people|one|anyone|someone)?\s*use|(?:the\s+)?difference\s+between"
+    # "why is snow in utah called champagne powder", "why do devs write diagrams as code": why the
+    # world is as it is (not "why does this return None", "why are the checks failing on my PR")
+    r"|why\s+(?:is|are|was|were|do|does|did|would|can'?t|cannot|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|won'?t))\b",
     re.IGNORECASE,
 )
 # "the actual difference between a latch and a flip-flop", "how is HNSW different from IVF": a
 # comparison of two concepts, wherever in the message it is asked.
 _COMPARISON = re.compile(
-    r"\b(?:difference|differences)\s+between\b|\bhow\s+(?:is|are)\s+\S+(?:\s+\S+){0,4}?\s+different\s+from\b",
+    r"\b(?:difference|differences|diff)\s+between\b|\bhow\s+(?:is|are)\s+\S+(?:\s+\S+){0,4}?\s+different\s+from\b"
+    # "blazor server vs blazor webassembly, what's the difference", "em dash vs en dash, when to use which"
+    r"|\b(?:vs\.?|versus)\s[^\n]{1,80}?\b(?:(?:the\s+)?(?:real\s+|actual\s+|main\s+)?diff(?:erence)?s?\b(?!\s+(?:of|in|on|to|from)\b)"
+    r"|which\s+(?:one\s+)?(?:should|to|do|is\s+better)\b|when\s+(?:to|do\s+i|should\s+i)\s+use)",
     re.IGNORECASE,
 )
 # "just curious", "in plain english", "at a high level", "like I'm five", "not changing anything":
@@ -39,7 +45,13 @@ _COMPARISON = re.compile(
 _UNDERSTAND = re.compile(
     r"\b(?:just\s+curious|just\s+want(?:ing|s)?\s+to\s+(?:actually\s+)?understand|in\s+plain\s+english"
     r"|(?:at\s+a\s+|in\s+)?high[\s-]level\b(?=[?.,!]|\s*$)|like\s+i'?m\s+(?:five|\d+)|eli5"
-    r"|not\s+(?:changing|tuning|touching|fixing)\s+anything)",
+    r"|not\s+(?:changing|tuning|touching|fixing)\s+anything|not\s+asking\s+(?:you\s+)?to"
+    # "quick conceptual question:", "just want the big picture", "trying to understand the tradeoff"
+    r"|\b(?:conceptual|theoretical|theory|general|honest|dumb|stupid|noob|newbie|beginner|basic|naive|silly)\s+question"
+    r"|\b(?:the\s+)?(?:big\s+picture|general\s+idea|gist\s+of\s+it)\b|\bin\s+simple\s+terms\b"
+    r"|(?:trying|want|wanting|wanted)\s+to\s+(?:actually\s+|really\s+|properly\s+)?understand\s+(?:the\s+(?:trade-?offs?"
+    r"|difference|concept|idea|basics|theory|point|history|reasoning)|(?:it|this|them|that)\s+(?:before|first|better))"
+    r"|(?:always|keep)\s+mix(?:ing)?\s+(?:them|these|those|the\s+two)\s+up|for\s+(?:my|a|an|our)\s+non[\s-]?technical)",
     re.IGNORECASE,
 )
 # "in two paragraphs, what's ...", "as a beginner, explain ...": a short clause before the question.
@@ -67,7 +79,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|we|us)\b", re.IGNORECASE)
 # "how many planes are overhead right now", "when is the next flight to nyc": live data, which a
 # skill (a tool) fetches and no model knows.
 _LIVE = re.compile(
-    r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days)\b", re.IGNORECASE
+    r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days|so far|yet)\b",
+    re.IGNORECASE,
 )
 # "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
 # (unless it goes on to ask: "thanks, can you also add the docs").
@@ -119,7 +132,12 @@ _EDIT = re.compile(
     r"|help\s+me\s+(?:re)?(?:word|phrase))\b",
     re.IGNORECASE,
 )
-_QUOTED = re.compile(r"[\"\u201c\u2018'](?:[^\"\u201d\u2019'\n]+?\s){3,}[^\"\u201d\u2019'\n]*?[\"\u201d\u2019']")
+# A passage between quotes on one line: an apostrophe inside a word ("I'm", "won't") neither opens
+# nor closes one. Each character matches one way only, so a long unclosed quote costs linear time.
+_QUOTE = re.compile(
+    r"(?<!\w)[\"\u201c\u2018']((?:[^\"\u201c\u201d\u2018\u2019'\n]|(?<=\w)['\u2019](?=\w))*)[\"\u201d\u2019'](?!\w)"
+)
+MIN_QUOTED_WORDS = 4  # "add 'renew passport' to ticktick": a name, not a passage
 # "can you add a docstring to that function", "in the snippet you wrote above, rename data to
 # orders", "same thing but in typescript": a follow-up on the assistant's own last answer.
 _FOLLOW_UP = re.compile(
@@ -224,7 +242,19 @@ def asks_about_the_assistant(text: str) -> bool:
 def edits_given_text(text: str) -> bool:
     """Does ``text`` ask to edit words it quotes itself ("fix the grammar: \"me and him has...\"",
     "rewrite so it sounds less passive-aggressive: '...'")? Plain writing help, no skill."""
-    return bool(_EDIT.search(text)) and bool(_QUOTED.search(text))
+    return bool(_EDIT.search(text)) and any(True for _ in _quoted(text))
+
+
+def unquoted(text: str) -> str:
+    """``text`` without the passages it quotes (``MIN_QUOTED_WORDS`` words or more)."""
+    for passage in reversed([*_quoted(text)]):
+        text = text[: passage.start()] + " " + text[passage.end() :]
+    return text
+
+
+def _quoted(text: str):
+    """The quoted passages of ``text`` (``re.Match`` objects, in order)."""
+    return (m for m in _QUOTE.finditer(text) if len(m.group(1).split()) >= MIN_QUOTED_WORDS)
 
 
 def follows_up(text: str) -> bool:

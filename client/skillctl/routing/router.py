@@ -17,6 +17,7 @@ from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.scoring import (
     Match,
     ScoringIndex,
+    is_general,
     rank_lexical,
     rank_semantic,
     why_not_routed,
@@ -92,9 +93,14 @@ class Router:
         parts = split_intents(prose(text))
         if not parts:
             return _read_as(matches, typos)
+        # A part of a general message is general too: "what's the difference between SPF and
+        # DKIM? our emails from resend land in spam" asks to understand, whatever its second half says.
+        general = self.semantic and is_general(text)
         firsts: dict[str, Match] = {}
         for part in parts:
-            if (found := self._route_text(part, recent, encoded=encoded)) and found[0].name not in firsts:
+            if (found := self._route_text(part, recent, encoded=encoded, general=general)) and found[
+                0
+            ].name not in firsts:
                 firsts[found[0].name] = found[0]
         if not matches and len(firsts) < 2:
             return []
@@ -133,6 +139,7 @@ class Router:
         *,
         gated: bool = True,
         encoded: dict[str, object] | None = None,
+        general: bool = False,
     ) -> list[Match]:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
@@ -172,6 +179,7 @@ class Router:
             recent=recent,
             w=self.weights,
             gated=gated,
+            general=general,
         )
         if closest is not None:
             at = {name: i for i, name in enumerate(self.index.names)}

@@ -35,6 +35,7 @@ from skillctl.routing.intents import (
     asks_what_it_is,
     edits_given_text,
     follows_up,
+    unquoted,
 )
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.patterns import TriggerPattern, compile_patterns
@@ -346,6 +347,7 @@ def rank_semantic(
     w: Weights = DEFAULT_WEIGHTS,
     gated: bool = True,
     candidates: int | None = None,
+    general: bool = False,
 ) -> list[Match]:
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
@@ -361,6 +363,7 @@ def rank_semantic(
     ``candidates``: how many skills with the best semantic evidence are scored in full (default
     ``4 * limit``); every skill the message touches lexically is scored too. A search that wants
     many results (a large ``limit``) but few semantic ones passes a small number here.
+    ``general``: the message is part of a general one (:func:`is_general`), whatever it says alone.
     """
     sem = w.semantic
     hits = lexical_hits(index, message, w.lexical)
@@ -388,9 +391,9 @@ def rank_semantic(
     if not matches:
         return []
     # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
-    # A general message (a question about the world or a concept, advice, a thanks...: _general)
+    # A general message (a question about the world or a concept, advice, a thanks...: is_general)
     # names a skill's topic, not the skill.
-    if _general(message):
+    if general or is_general(message):
         matches[0].components["general"] = 1.0
     elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
@@ -405,7 +408,7 @@ def rank_semantic(
     return [matches[0], *(m for m in matches[1:] if m.components["evidence"] >= sem.semantic_floor)][: w.limit]
 
 
-def _general(message: str) -> bool:
+def is_general(message: str) -> bool:
     """A message that a skill's words in it do not make a request for the skill: general
     knowledge, a concept, advice or opinion, a question about the assistant, editing text it
     quotes, a thanks, a follow-up on the last answer. An offline skill needs the stricter
@@ -450,8 +453,9 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     reads like chat; without that skill among them, nothing is rescued, and with it, it leads.
     A general question ("what's a linked list": a bookmarks skill's words) is not a request
     for the skill that names its topic, nor a thanks one that says it worked ("thanks, that
-    test passes now"): never rescued."""
-    if ranked[0].components.get("general"):  # set by rank_semantic (a thanks is one: _general)
+    test passes now"): never rescued. Nor are words the message quotes (an essay's intro to
+    explain, an email to reword): they are the material, not the request."""
+    if ranked[0].components.get("general"):  # set by rank_semantic (a thanks is one: is_general)
         return []
     evidence = {m.name: m.components["evidence"] for m in ranked}
     sem, best = w.semantic, ranked[0].components
@@ -464,7 +468,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     )
     rescued = [
         m
-        for m in rank_lexical(index, message, recent=recent, w=w)
+        for m in rank_lexical(index, unquoted(message), recent=recent, w=w)
         if (evidence.get(m.name, 0.0) >= sem.rescue_floor or m.name == agreed) and not index.has_queries(m.name)
     ]
     # The semantic ranking's best skill must be among them, and goes first: a lexical match

@@ -50,6 +50,13 @@ def test_a_lexical_match_far_in_meaning_is_not_rescued():
     assert route(index(), cosine=0.1) == []  # evidence 0.15 < rescue_floor: "linked list" -> bookmarks
 
 
+def test_words_the_message_quotes_are_material_not_a_request_and_are_not_rescued():
+    quoted = f"my colleague wrote this, what does he want from me: '{MESSAGE} before friday'"
+    assert route(index(), cosine=BELOW, message=quoted) == []
+    [match] = route(index(), cosine=BELOW, message=f"{MESSAGE} before friday, what do you need from me")
+    assert match.name == "k8s-rollout"
+
+
 def test_the_skill_both_rankers_put_first_needs_less_evidence_unless_the_message_reads_like_chat():
     sem = DEFAULT_WEIGHTS.semantic
     cosine = 0.22  # evidence 0.33: under the rescue floor, over the floor for an agreed match
@@ -187,15 +194,23 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
             assert _rate(with_typos[True], "top1") >= _rate(scores[True], "top1") - 0.04
 
 
-def test_semantic_is_never_below_lexical_on_requests_written_blind_to_the_router(corpus_dir, monkeypatch, tmp_path):
-    """170 other corpus skills (mostly thin descriptions: "Automate Brex tasks via Rube MCP"), and
-    requests and chat from writers who never saw the router (`route_real.py --requests fresh`)."""
-    route_real, routers = _dev_routers(corpus_dir, monkeypatch, tmp_path, route_real_lists("fresh"))
-    rows = [json.loads(line) for line in (route_real.DATA / "fresh.jsonl").read_text().splitlines() if line]
+@pytest.mark.parametrize(
+    ("requests", "top1", "none"),
+    [("fresh", 0.8, 0.95), ("blind", 0.8, 0.9)],  # dev: .861 / 1.000 and .829 / .904
+)
+def test_semantic_is_never_below_lexical_on_requests_written_blind_to_the_router(
+    requests, top1, none, corpus_dir, monkeypatch, tmp_path
+):
+    """Other corpus skills (mostly thin descriptions: "Automate Brex tasks via Rube MCP"), and
+    requests and chat from writers who never saw the router (`route_real.py --requests fresh`,
+    `--requests blind`)."""
+    route_real, routers = _dev_routers(corpus_dir, monkeypatch, tmp_path, route_real_lists(requests))
+    source = route_real.REQUESTS[requests][0]
+    rows = [json.loads(line) for line in (route_real.DATA / source).read_text().splitlines() if line]
     dev = [r for r in rows if r["split"] == "dev"]
     scores = {mode: route_real.run_skillset(router, dev) for mode, router in routers.items()}
-    _never_below(scores, "fresh.jsonl")
-    assert _rate(scores[True], "top1") >= 0.8 and _rate(scores[True], "none") >= 0.95  # dev: .861 / .991
+    _never_below(scores, source)
+    assert _rate(scores[True], "top1") >= top1 and _rate(scores[True], "none") >= none
 
 
 def _never_below(scores: dict, source: str) -> None:

@@ -181,6 +181,14 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "why would anyone use graphql instead of rest",
         "in short, what is a monad",
         "I'm a PM with no ML background. in two paragraphs, what's the difference between fine-tuning and RAG?",
+        "why do airlines overbook flights?",
+        "why is rust's borrow checker so strict",
+        "vue options api vs composition api, which should a new project use",
+        "tabs vs spaces, what's the real difference besides taste",
+        "general question: do message queues guarantee ordering?",
+        "grpc streaming, just want the big picture before the meeting",
+        "trying to understand the tradeoff between eventual and strong consistency",
+        "explain CORS for my non-technical cofounder",
     ):
         assert asks_what_it_is(concept), concept
     for own in (
@@ -194,6 +202,10 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "rotate the pdf pages. what is the fastest way",  # a request, then a question about it
         "what is the difference between our staging and prod configs",
         "I want to understand why the nightly build fails, debug it please",
+        "why does this return None",
+        "why are the checks failing on my pull request",
+        "diff my branch vs main and list what changed",  # "diff" asked of the writer's things
+        "the job crashes on this line, I want to understand what is going on",
     ):
         assert not asks_what_it_is(own), own
 
@@ -286,6 +298,26 @@ def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
         'add a "Contact" page to the site',
     ):
         assert not edits_given_text(ask), ask
+
+
+def test_quoted_passages_are_found_in_linear_time_and_apostrophes_open_none():
+    from skillctl.routing.intents import unquoted
+
+    assert unquoted("what does she mean by 'it lacks a clear thesis statement'?").split() == [
+        "what",
+        "does",
+        "she",
+        "mean",
+        "by",
+        "?",
+    ]
+    kept = "tell my brother I'm stuck and won't make it, he's waiting"
+    assert unquoted(kept) == kept  # apostrophes inside words are no quotes
+    assert unquoted("add 'renew passport' to ticktick") == "add 'renew passport' to ticktick"  # a name
+    # An unclosed quote over a long line: one pass, not a backtracking search per word (the
+    # pattern this replaced took minutes here; pytest's timeout stops a regression).
+    unclosed = "'" + "word " * 20000
+    assert unquoted(unclosed) == unclosed
 
 
 def test_a_follow_up_on_the_last_answer_is_told_from_a_new_request():

@@ -354,3 +354,24 @@ def test_whitened_scores_change_the_rank_not_the_gate():
     assert any("whitened 0.900" in r for r in got[0].reasons)
     # the gate reads the evidence only: a high whitened score does not let a weak message through
     assert rank_semantic(index, "something", [0.4, 0.3], whitened=[2.0, 2.0], no_skill=0.1, w=w) == []
+
+
+def test_each_part_of_a_general_message_is_routed_as_general(monkeypatch):
+    """ "what's the difference between SPF and DKIM? our emails from resend land in spam": the
+    second part alone names a product, but the message asks to understand, so each part faces the
+    gate of a general question; the parts of a request do not."""
+    from skillctl.routing import router as router_module
+
+    seen: list[tuple[str, bool]] = []
+
+    def recording(index, message, cosines, **kw):
+        seen.append((message, kw.get("general", False)))
+        return rank_semantic(index, message, cosines, **kw)
+
+    monkeypatch.setattr(router_module, "rank_semantic", recording)
+    router = pdf_router(DEFAULT_WEIGHTS)
+    router.route("what's the difference between a pdf and a docx file? our contracts keep coming back as pdf files")
+    assert [general for _, general in seen[1:]] == [True, True]
+    seen.clear()
+    router.route("merge the two contract pdf files. then deploy the site to staging")
+    assert len(seen) == 3 and not any(general for _, general in seen)
