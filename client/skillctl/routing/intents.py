@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from skillctl.routing.text import prose
+
 MIN_PART_WORDS = 3  # "thanks." or "please" is not a request of its own
 MAX_PARTS = 4  # each part costs one more encode with semantic routing
 MAX_SENTENCES = 6  # ... and so does each sentence of a long message (one batch)
@@ -147,6 +149,22 @@ _FOLLOW_UP = re.compile(
     r"|that\s+didn'?t\s+work|same\s+error)\b",
     re.IGNORECASE,
 )
+# "why does this deadlock? <code>", "kubectl apply gives `error converting YAML`... where is it": a
+# question about code, a log or an error the message shows, which the model reads and answers
+# itself (not "fix this: <trace>", "why does it fail? track it down": asks for work).
+_QUESTION = re.compile(
+    r"\?|(?:^\W*|[,;:.]\s+|\bso\s+)(?:why|what|where|which|how|safe\s+to|any\s+idea"
+    r"|(?:is|are|does|do|did|can|could|should|would|will)\s+(?:it|this|that|these|those|there|i|we|you|my|our|the)\b)",
+    re.IGNORECASE,
+)
+_ASKS_FOR_WORK = re.compile(
+    r"(?:^\W*|[.!?;,]\s+|\b(?:please|pls|can\s+you|could\s+you|and|then|just|help\s+me)\s+)"
+    r"(?:fix|debug|track\s+(?:it|this|that)?\s*down|find\s+(?:out|where|the|it)|trace|investigate|write|generate|add"
+    r"|create|refactor|review|update|deploy|run|test|reproduce|patch|commit|do\s+an?|open\s+a|file\s+a|look\s+into"
+    r"|dig\s+into)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_INLINE_CODE = re.compile(r"`[^`\n]{3,}`")
 _ASKS_AGAIN = re.compile(r"\b(?:please|pls|can|could|would|will|let'?s|also|next|now\s+\w+\s+the)\b|\?", re.IGNORECASE)
 MAX_ACKNOWLEDGEMENT_WORDS = 8
 # "ok cool, the webhook finally returns 200 now, thanks for sticking with me": a longer thanks.
@@ -243,6 +261,20 @@ def edits_given_text(text: str) -> bool:
     """Does ``text`` ask to edit words it quotes itself ("fix the grammar: \"me and him has...\"",
     "rewrite so it sounds less passive-aggressive: '...'")? Plain writing help, no skill."""
     return bool(_EDIT.search(text)) and any(True for _ in _quoted(text))
+
+
+def asks_about_shown_code(text: str) -> bool:
+    """Is ``text`` a question about code, a log or an error it shows ("why does this deadlock?
+    <code>", "terraform plan: <error> safe to force-unlock?"), asking for no work ("fix this:
+    <trace>", "why does it fail? track it down")? The model answers from what it is shown."""
+    own = prose(text)
+    if own == text and not _INLINE_CODE.search(text):
+        return False  # nothing shown
+    lines = _INLINE_CODE.sub(" ", own).splitlines()
+    # The question opens the message or closes it (a line in the middle is the pasted material's).
+    return any(_QUESTION.search(line) for line in {lines[0], lines[-1]}) and not any(
+        _ASKS_FOR_WORK.search(line) for line in lines
+    )
 
 
 def unquoted(text: str) -> str:

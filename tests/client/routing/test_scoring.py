@@ -300,6 +300,27 @@ def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
         assert not edits_given_text(ask), ask
 
 
+def test_a_question_about_code_the_message_shows_is_told_from_asking_for_work_on_it():
+    from skillctl.routing.intents import asks_about_shown_code
+
+    trace = "Traceback (most recent call last):\n  File \"app/jobs.py\", line 12, in run\nKeyError: 'sku'"
+    for question in (
+        f"is this a bug in the library or in my code?\n\n{trace}",
+        f"the importer died with this, what does it mean\n\n{trace}",
+        "docker compose up says `port is already allocated` for 5432. so how do people run two stacks at once",
+        "```\nSELECT * FROM t WHERE x = NULL\n```\nwhy no rows",
+    ):
+        assert asks_about_shown_code(question), question
+    for work in (
+        f"fix this please\n\n{trace}",
+        f"why does the importer fail? track it down and patch it\n\n{trace}",
+        f"write a test that reproduces this\n\n{trace}",
+        "why is the nightly build failing?",  # nothing shown: the build is there to look at
+        "here's the diff:\n\n-    retries = 3\n+    retries = 0\n\ndo a security focused review of it",
+    ):
+        assert not asks_about_shown_code(work), work
+
+
 def test_quoted_passages_are_found_in_linear_time_and_apostrophes_open_none():
     from skillctl.routing.intents import unquoted
 
