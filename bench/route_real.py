@@ -62,6 +62,7 @@ REQUESTS = {
     "fresh": ("fresh.jsonl", ("skills-fresh.txt",)),
     "holdout": ("holdout.jsonl", ("skills-fresh.txt",)),
     "blind": ("blind.jsonl", ("skills-blind.txt",)),
+    "blind2": ("blind2.jsonl", ("skills-blind2.txt",)),
 }
 
 
@@ -222,7 +223,8 @@ def main() -> None:
         "triggers: triggers.jsonl, over skills.txt and the skills with `triggers` in skills-triggers.txt; "
         "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router); "
         "holdout: holdout.jsonl over the same skills (a fourth writer); "
-        "blind: blind.jsonl over the 160 skills of skills-blind.txt (three more writers, read only as totals)",
+        "blind: blind.jsonl over the 160 skills of skills-blind.txt (three more writers); "
+        "blind2: blind2.jsonl over 160 more (skills-blind2.txt, three more writers, read only as totals)",
     )
     parser.add_argument(
         "--installed",
