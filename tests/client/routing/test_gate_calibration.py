@@ -196,7 +196,7 @@ def test_semantic_is_never_below_lexical_on_the_real_dev_split(corpus_dir, monke
 
 @pytest.mark.parametrize(
     ("requests", "top1", "none"),
-    [("fresh", 0.8, 0.95), ("blind", 0.8, 0.9)],  # dev: .861 / 1.000 and .829 / .904
+    [("fresh", 0.8, 0.95), ("blind", 0.8, 0.9)],  # dev: .861 / 1.000 and .836 / .949
 )
 def test_semantic_is_never_below_lexical_on_requests_written_blind_to_the_router(
     requests, top1, none, corpus_dir, monkeypatch, tmp_path
