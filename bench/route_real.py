@@ -18,7 +18,10 @@ descriptions), 160 single, 209 no-skill and 24 two-request messages written by t
 saw the skills (name, description, the start of the body) but never the router or the other
 sets: a stand-in for a hold-out nobody here tuned on. ``--requests holdout``: 150 rows over the
 same skills from a fourth writer (ten people's voices), kept for a blind measure (only its dev
-half was ever looked at). Each row has a fixed ``split`` (by content hash: the first byte of the query's
+half was ever looked at). ``--requests blind`` and ``--requests blind2``: two more draws of 160
+skills each (``skills-blind.txt``, seed 2027; ``skills-blind2.txt``, seed 2028), each with about
+550 rows from three more writers briefed the same way (requests, two-request messages, and chat,
+much of it on the skills' own topics); of these only blind's dev half was ever read row by row. Each row has a fixed ``split`` (by content hash: the first byte of the query's
 SHA-256, even for dev): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
