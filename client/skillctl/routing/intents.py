@@ -77,11 +77,17 @@ _WORLD_QUESTION = re.compile(
     r"|tell\s+me\s+(?:a|an|another|some)\s+(?:\w+\s+)?(?:joke|story|fun\s+fact|fact|riddle|poem)s?)\b",
     re.IGNORECASE,
 )
+# "what's going on in tech today": what is happening now (not "... for a review tomorrow": context).
+_NOW = re.compile(
+    r"\b(?:today|tonight|right\s+now|currently|at\s+the\s+moment|latest|this\s+(?:week|weekend|month)|so\s+far)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|we|us)\b", re.IGNORECASE)
 # "how many planes are overhead right now", "when is the next flight to nyc": live data, which a
 # skill (a tool) fetches and no model knows.
 _LIVE = re.compile(
-    r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days|so far|yet)\b",
+    r"\b(?:now|currently|today|tonight|tomorrow|next|latest|upcoming|live|at the moment|these days|so far|yet"
+    r"|this\s+(?:week|weekend|month))\b",
     re.IGNORECASE,
 )
 # "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
@@ -205,7 +211,8 @@ def asks_what_it_is(text: str) -> bool:
     if any(_COMPARISON.search(s) and not _OWN_THINGS.search(s) for s in parts):
         return True
     # The question's own sentence decides (context after it, "our dev keeps saying...", does not).
-    if _opens_a_concept_question(parts[0]) and not _OWN_THINGS.search(parts[0]):
+    # ... unless it asks what is happening now ("what's going on in tech today?"): live data.
+    if _opens_a_concept_question(parts[0]) and not (_OWN_THINGS.search(parts[0]) or _NOW.search(parts[0])):
         return True
     if _OWN_THINGS.search(text):
         return False
@@ -248,7 +255,11 @@ def asks_for_advice(text: str) -> bool:
     """Is ``text`` a question of advice or opinion ("is it worth learning vim", "notion or obsidian
     for a wiki?", "is it ever ok to commit secrets")? A skill's topic or product named there is
     weighed, not asked for."""
-    return bool(_ADVICE.search(text) or _EITHER_OR.search(text))
+    if _ADVICE.search(text):
+        return True
+    # "notion or obsidian?" weighs two options; "any ai or startup meetups this week?" asks for live data
+    either = _EITHER_OR.search(text)
+    return either is not None and not _LIVE.search(either.group())
 
 
 def asks_about_the_assistant(text: str) -> bool:

@@ -140,9 +140,12 @@ class ScoringIndex:
             product = c.name
             while len(product) > 1 and product[-1] in PRODUCT_SUFFIXES:
                 product = product[:-1]
-            if product == c.name or product[0] in STOPWORDS or len(product[0]) < 3:
+            if product == c.name or all(word in STOPWORDS for word in product):
                 continue
-            if len(product) == 1 and df.get(stem(product[0]), 0) > 1:
+            if len(product) > 1:  # "re-amaze-automation": "re amaze", "re:amaze" and "reamaze"
+                self.mentions[product[0]].append((i, product))
+                product = ("".join(product),)
+            if product[0] in STOPWORDS or len(product[0]) < 3 or df.get(stem(product[0]), 0) > 1:
                 continue
             self.mentions[product[0]].append((i, product))
 

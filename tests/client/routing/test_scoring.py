@@ -206,6 +206,7 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "why are the checks failing on my pull request",
         "diff my branch vs main and list what changed",  # "diff" asked of the writer's things
         "the job crashes on this line, I want to understand what is going on",
+        "what's trending on hacker news today?",  # live data
     ):
         assert not asks_what_it_is(own), own
 
@@ -269,6 +270,7 @@ def test_advice_and_opinion_are_told_from_requests():
         "should the retry loop back off exponentially",  # about the writer's own code
         "can you send the report by slack or email?",  # a request that offers a choice
         "export the table as csv or json?",
+        "any jazz or blues gigs in lisbon this weekend?",  # live data, not two options weighed
     ):
         assert not asks_for_advice(ask), ask
 
@@ -446,3 +448,19 @@ def test_a_skill_named_for_a_product_is_named_by_the_product_alone():
     assert hits[0].named  # "zenserp" is zenserp-automation's alone
     hits = lexical_hits(index, "write a reply to this email")
     assert not hits.get(1) or not hits[1].named  # "reply" is in another skill's words: no mention
+
+
+def test_a_product_of_two_words_is_named_however_it_is_written():
+    from skillctl.routing.scoring import ScoringIndex, lexical_hits
+
+    index = ScoringIndex(
+        [
+            build_offline(name="re-amaze-automation", description="Automate Re Amaze tasks via Rube MCP (Composio)."),
+            build_offline(name="to-do-automation", description="Automate To Do tasks via Rube MCP (Composio)."),
+            build_offline(name="email-drafts", description="Draft a reply to an email in the user's voice."),
+        ]
+    )
+    for said in ("list open re:amaze conversations", "reamaze tickets tagged refund", "in re amaze, close the ticket"):
+        assert lexical_hits(index, said)[0].named, said
+    hits = lexical_hits(index, "what to do about this email")  # a product of stopwords alone is no mention
+    assert not hits.get(1) or not hits[1].named
