@@ -89,13 +89,14 @@ class Router:
         if typos or text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
         encoded: dict[str, object] = {}  # text -> vector, within this message
-        matches = self._route_text(text, recent, query_vector, encoded=encoded)
+        # Judged once, for the whole message and each of its parts: a part of a general message is
+        # general too ("what's the difference between SPF and DKIM? our emails from resend land in
+        # spam" asks to understand, whatever its second half says).
+        general = self.semantic and is_general(text)
+        matches = self._route_text(text, recent, query_vector, encoded=encoded, general=general)
         parts = split_intents(prose(text))
         if not parts:
             return _read_as(matches, typos)
-        # A part of a general message is general too: "what's the difference between SPF and
-        # DKIM? our emails from resend land in spam" asks to understand, whatever its second half says.
-        general = self.semantic and is_general(text)
         firsts: dict[str, Match] = {}
         for part in parts:
             if (found := self._route_text(part, recent, encoded=encoded, general=general)) and found[
@@ -139,7 +140,7 @@ class Router:
         *,
         gated: bool = True,
         encoded: dict[str, object] | None = None,
-        general: bool = False,
+        general: bool | None = None,
     ) -> list[Match]:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)

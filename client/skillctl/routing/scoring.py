@@ -351,7 +351,7 @@ def rank_semantic(
     w: Weights = DEFAULT_WEIGHTS,
     gated: bool = True,
     candidates: int | None = None,
-    general: bool = False,
+    general: bool | None = None,
 ) -> list[Match]:
     """Semantic evidence, BM25 and lexical points, combined; "no skill" below the thresholds.
 
@@ -367,7 +367,8 @@ def rank_semantic(
     ``candidates``: how many skills with the best semantic evidence are scored in full (default
     ``4 * limit``); every skill the message touches lexically is scored too. A search that wants
     many results (a large ``limit``) but few semantic ones passes a small number here.
-    ``general``: the message is part of a general one (:func:`is_general`), whatever it says alone.
+    ``general``: whether the message is general (:func:`is_general`), when the caller judged it
+    already (a part of a message is judged as the whole); None: judged here.
     """
     sem = w.semantic
     hits = lexical_hits(index, message, w.lexical)
@@ -397,7 +398,7 @@ def rank_semantic(
     # What sets the best skill's gate (here too when ungated: `route --explain` names that gate).
     # A general message (a question about the world or a concept, advice, a thanks...: is_general)
     # names a skill's topic, not the skill.
-    if general or is_general(message):
+    if is_general(message) if general is None else general:
         matches[0].components["general"] = 1.0
     elif name_words := distinctive_name_words(index, matches[0].name, msg_terms):
         matches[0].reasons.append("its name's words: " + ", ".join(name_words))
