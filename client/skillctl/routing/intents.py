@@ -4,7 +4,12 @@ A whole message that asks for two things scores each skill on a mix of both, so 
 request (sometimes both) can fall below the threshold. The message is split where one request
 ends and another begins (sentence ends, and connectors such as "then", "also", "as well as";
 not a bare "and", which joins nouns as often as requests), and each part is routed on its own.
-:func:`sentences` splits more finely, for scoring a long message sentence by sentence. Pure code.
+:func:`sentences` splits more finely, for scoring a long message sentence by sentence.
+
+What a message asks for, besides: the ``asks_*``, :func:`acknowledges`, :func:`edits_given_text`
+and :func:`follows_up` tests tell a general message (a concept, general knowledge, advice, a
+question about code it shows, a thanks...) from a request; :func:`scoring.is_general` combines
+them. Pure code.
 """
 
 from __future__ import annotations
@@ -271,7 +276,7 @@ def asks_about_the_assistant(text: str) -> bool:
 def edits_given_text(text: str) -> bool:
     """Does ``text`` ask to edit words it quotes itself ("fix the grammar: \"me and him has...\"",
     "rewrite so it sounds less passive-aggressive: '...'")? Plain writing help, no skill."""
-    return bool(_EDIT.search(text)) and any(True for _ in _quoted(text))
+    return bool(_EDIT.search(text)) and next(_quoted(text), None) is not None
 
 
 def asks_about_shown_code(text: str) -> bool:
