@@ -32,7 +32,7 @@ from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
-INDEX_VERSION = 8
+INDEX_VERSION = 9
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 # File systems stamp mtimes with a coarse clock (a tick of a few ms; FAT: 2 s): an edit of a
 # SKILL.md within this window of the index write may keep its (mtime, size), so its digest decides.
@@ -55,6 +55,7 @@ class Entry:
     digest: str = ""  # sha256 of SKILL.md as indexed
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, DIM) synthetic-query vectors, when it has queries
+    passages: str | None = None  # base64 float16 (k, DIM) body-passage vectors, when it has no queries
     compiled: CompiledManifest | None = None  # the manifest's words, stemmed (None: at routing)
 
     def to_dict(self) -> dict:
@@ -62,7 +63,7 @@ class Entry:
         data = dict(self.__dict__)
         data["manifest"] = self.manifest.to_dict()
         data["compiled"] = self.compiled.to_dict() if self.compiled is not None else None
-        del data["vector"], data["examples"]
+        del data["vector"], data["examples"], data["passages"]
         return data
 
     @classmethod
@@ -108,13 +109,15 @@ class RoutingIndex:
         raw = b"".join(base64.b64decode(e.vector) for e in self.entries)
         centroids = np.frombuffer(raw, dtype=np.float16).reshape(len(self.entries), -1).astype(np.float32)
         dim = centroids.shape[1]
-        examples = [
-            np.frombuffer(base64.b64decode(e.examples), dtype=np.float16).reshape(-1, dim).astype(np.float32)
-            if e.examples
-            else None
-            for e in self.entries
-        ]
-        return SkillVectors.from_lists(centroids, examples)
+
+        def matrix(data: str | None):
+            if not data:
+                return None
+            return np.frombuffer(base64.b64decode(data), dtype=np.float16).reshape(-1, dim).astype(np.float32)
+
+        examples = [matrix(e.examples) for e in self.entries]
+        passages = [matrix(e.passages) for e in self.entries]
+        return SkillVectors.from_lists(centroids, examples, passages=passages)
 
 
 def index_path(roots: Sequence[tuple[str, Path]]) -> Path:
@@ -128,7 +131,7 @@ def vectors_path(path: Path) -> Path:
 
 
 def _read_vectors(path: Path, model: str) -> dict[str, dict]:
-    """Skill folder -> {"fingerprint", "vector", "examples"} from the sidecar, if it matches."""
+    """Skill folder -> {"fingerprint", "vector", "examples", "passages"} from the sidecar, if it matches."""
     try:
         data = json.loads(vectors_path(path).read_text("utf-8"))
     except (OSError, ValueError):
@@ -140,7 +143,7 @@ def _read_vectors(path: Path, model: str) -> dict[str, dict]:
 
 def _write_vectors(path: Path, entries: list[Entry], model: str) -> None:
     vectors = {
-        e.path: {"fingerprint": e.fingerprint, "vector": e.vector, "examples": e.examples}
+        e.path: {"fingerprint": e.fingerprint, "vector": e.vector, "examples": e.examples, "passages": e.passages}
         for e in entries
         if e.vector is not None
     }
@@ -267,7 +270,7 @@ def load_index(
         for e in entries:
             v = stored_vectors.get(e.path)
             if v is not None and v.get("fingerprint") == e.fingerprint:
-                e.vector, e.examples = v.get("vector"), v.get("examples")
+                e.vector, e.examples, e.passages = v.get("vector"), v.get("examples"), v.get("passages")
         if any(e.vector is None for e in entries) or len(stored_vectors) != len(entries):
             add_vectors(entries, sem.encoder())
             _write_vectors(path, entries, sem.MODEL_ID)
@@ -291,3 +294,5 @@ def add_vectors(entries: Sequence[Entry], encoder) -> None:
             if queries:  # centroid_texts starts with the queries: their vectors are already there
                 examples = vectors[: len(queries)] if texts[: len(queries)] == queries else encoder.encode(queries)
                 entry.examples = base64.b64encode(examples.astype("float16").tobytes()).decode("ascii")
+            if passages := sem.passage_texts(entry.manifest):
+                entry.passages = base64.b64encode(encoder.encode(passages).astype("float16").tobytes()).decode("ascii")

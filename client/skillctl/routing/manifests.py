@@ -17,11 +17,18 @@ from pathlib import Path
 
 from skillctl import paths
 from skillctl.format.manifest import Triggers
-from skillctl.routing.text import STOPWORDS, split_name, stem, terms, words
+from skillctl.routing.text import _FENCED, STOPWORDS, split_name, stem, terms, words
 
 MAX_KEYWORDS = 20  # DESIGN section 7: 15-20 keywords per skill
 MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
 MAX_HEADINGS = 30  # a long SKILL.md's later headings are details, not what the skill is for
+# Passages: what the body says the skill does, in its author's words (list items, the opening
+# paragraph), each a semantic example of a skill without synthetic queries. Read from the body's
+# first PASSAGE_SCAN characters; items of PASSAGE_WORDS words, at most MAX_PASSAGES of them.
+MAX_PASSAGES = 12
+PASSAGE_WORDS = (3, 30)
+OPENING_WORDS = 120
+PASSAGE_SCAN = 40_000
 # An author's `triggers`, in the author's order (each word is 2 points; the validator warns past these).
 MAX_TRIGGER_WORDS = Triggers.MAX_WORDS
 MAX_TRIGGER_PATTERNS = Triggers.MAX_PATTERNS
@@ -35,6 +42,9 @@ _NEGATIVE = re.compile(
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`]+|<[^>\n]*>")
 
 
 @dataclass
@@ -45,6 +55,7 @@ class RoutingManifest:
     keywords: list[str] = field(default_factory=list)
     phrases: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)  # synthetic user queries (semantic centroid)
+    passages: list[str] = field(default_factory=list)  # from the body: examples when there are no queries
     negative: str = ""  # the negative constraint: what the skill is NOT for
     trigger_words: list[str] = field(default_factory=list)  # `triggers` keywords + verbs
     trigger_patterns: list[str] = field(default_factory=list)  # `triggers` regular expressions
@@ -68,6 +79,38 @@ def split_negative(description: str) -> tuple[str, str]:
 
 def headings(body: str) -> list[str]:
     return [h.strip("*`_ ") for h in _HEADING.findall(body)][:MAX_HEADINGS]
+
+
+def _plain(line: str) -> str:
+    """A markdown line as words: links as their text, emphasis, code marks and tags dropped."""
+    return " ".join(_MARKUP.sub(" ", _LINK.sub(r"\1", line)).split())
+
+
+def passages(body: str) -> list[str]:
+    """What the body says the skill is for, as short passages: its start (the first
+    :data:`OPENING_WORDS` words of its text, headings and lists included) and its list items of
+    :data:`PASSAGE_WORDS` words, in body order. Code blocks and tables are left out.
+
+    A skill's requests share words with its body more often than with its one-line description
+    ("pull the text out of these scanned receipts" for a batch processor whose body says "OCR").
+    """
+    found: list[str] = []
+    opening: list[str] = []
+    for raw in _FENCED.sub("\n", body[:PASSAGE_SCAN]).splitlines():
+        line = raw.strip()
+        if not line or line.startswith("|") or set(line) <= set("-=*_#> "):
+            continue
+        if item := _LIST_ITEM.match(raw):
+            line = _plain(item.group(1))
+            if PASSAGE_WORDS[0] <= len(line.split()) <= PASSAGE_WORDS[1]:
+                found.append(line)
+        elif raw.startswith(("    ", "\t")):  # indented code
+            continue
+        if len(opening) < OPENING_WORDS:
+            opening.extend(_plain(line.lstrip("#> ")).split())
+    if len(opening) >= PASSAGE_WORDS[0]:
+        found.insert(0, " ".join(opening[:OPENING_WORDS]))
+    return list(dict.fromkeys(found))[:MAX_PASSAGES]
 
 
 def _phrases_of(text: str) -> list[str]:
@@ -139,6 +182,7 @@ def build_offline(
         keywords=offline_keywords(name, positive, heads, list(queries)),
         phrases=offline_phrases(name, positive, heads),
         queries=list(queries),
+        passages=passages(body),
         negative=negative,
         trigger_words=list(dict.fromkeys([*trigger_keywords, *trigger_verbs]))[:MAX_TRIGGER_WORDS],
         trigger_patterns=list(dict.fromkeys(trigger_patterns))[:MAX_TRIGGER_PATTERNS],
@@ -169,6 +213,7 @@ def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
         keywords=[stem(k.lower()) if " " not in k else k.lower() for k in data.get("keywords", [])] or offline.keywords,
         phrases=[p.lower() for p in data.get("phrases", [])] or offline.phrases,
         queries=[str(q) for q in queries],
+        passages=offline.passages,
         negative=negative if isinstance(negative, str) else "; ".join(map(str, negative)),
         trigger_words=offline.trigger_words,
         trigger_patterns=offline.trigger_patterns,

@@ -217,6 +217,75 @@ def test_index_keeps_example_vectors_next_to_the_centroid():
     assert best[0] == pytest.approx(1, abs=1e-3) and best[1] == pytest.approx(c[1])  # centroid stands in
 
 
+def test_passages_are_the_bodys_start_and_its_list_items():
+    from skillctl.routing.manifests import passages
+
+    body = (
+        """# Batch Processor
+
+This skill converts, extracts or analyses [hundreds of files](https://example.org) at once.
+
+```
+- a list item inside a code block is not a passage
+```
+
+| a | table row with - dashes |
+|---|---|
+
+- **Extract text** from all images in a folder
+- Convert `100 PDFs` to Word documents
+- too short
+  - a nested item counts too when long enough
+1. Mass update document headers and footers
+- """
+        + "word " * 40
+        + """
+"""
+    )
+    found = passages(body)
+    assert found[0].startswith("Batch Processor This skill converts, extracts or analyses hundreds of files at once.")
+    assert "code block" not in found[0] and "table row" not in found[0]
+    assert found[1:] == [
+        "Extract text from all images in a folder",
+        "Convert 100 PDFs to Word documents",
+        "a nested item counts too when long enough",
+        "Mass update document headers and footers",
+    ]
+    assert len(found[0].split()) <= 120
+    assert passages("") == [] and passages("```\nonly code\n```") == []
+
+
+def test_passages_are_few_and_read_from_the_start_of_a_huge_body():
+    from skillctl.routing import manifests
+
+    huge = "- list the files in this folder now\n" * 200_000  # 7 MB of the same item
+    assert manifests.passages(huge)[1:] == ["list the files in this folder now"]
+    distinct = "".join(f"- item number {i} of the list\n" for i in range(100))
+    assert len(manifests.passages(distinct)) == manifests.MAX_PASSAGES
+    tail = "x" * manifests.PASSAGE_SCAN + "\n- an item after the part that is read\n"
+    assert "an item after the part that is read" not in manifests.passages(tail)
+
+
+def test_body_passages_are_examples_of_a_skill_without_synthetic_queries_only():
+    from skillctl.routing.index import Entry, RoutingIndex, add_vectors
+
+    body = "Deploy anything.\n\n- hello world from the deploy list\n"
+    offline = build_offline(name="deployer", description="Deploy services.", body=body)
+    with_queries = build_offline(name="pdf-tools", description="Merge PDF files.", body=body, queries=["pdf merge"])
+    assert offline.passages == ["Deploy anything. hello world from the deploy list", "hello world from the deploy list"]
+    entries = [
+        Entry(name=m.name, path=m.name, scope="dir", fingerprint=[0, 0, 0], manifest=m) for m in (offline, with_queries)
+    ]
+    add_vectors(entries, FakeEncoder())
+    assert entries[0].passages and entries[1].passages is None  # queries: their gate is calibrated on them
+    assert "passages" not in entries[0].to_dict()  # vectors live in the sidecar
+    restored = RoutingIndex(entries).vectors()
+    assert list(restored.starts) == [0, 3]  # centroid + 2 passages, then 1 query
+    assert restored.whiten is None
+    c, best = restored.scores(FakeEncoder().encode_one("hello"))
+    assert c[0] < 0.8 and best[0] == pytest.approx(1, abs=1e-3)  # the passage "hello world..." is closest
+
+
 def test_no_skill_reference_scores_the_k_nearest_reference_messages():
     from skillctl.routing.semantic import NoSkillReference
 
