@@ -32,7 +32,7 @@ from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
-INDEX_VERSION = 9
+INDEX_VERSION = 10
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 # File systems stamp mtimes with a coarse clock (a tick of a few ms; FAT: 2 s): an edit of a
 # SKILL.md within this window of the index write may keep its (mtime, size), so its digest decides.
@@ -55,7 +55,7 @@ class Entry:
     digest: str = ""  # sha256 of SKILL.md as indexed
     vector: str | None = None  # base64 float16 centroid, when semantic vectors were computed
     examples: str | None = None  # base64 float16 (k, DIM) synthetic-query vectors, when it has queries
-    passages: str | None = None  # base64 float16 (k, DIM) body-passage vectors, when it has no queries
+    passages: str | None = None  # base64 float16 (k, STATIC_DIM) body-passage vectors, when it has no queries
     compiled: CompiledManifest | None = None  # the manifest's words, stemmed (None: at routing)
 
     def to_dict(self) -> dict:
@@ -104,19 +104,20 @@ class RoutingIndex:
             return None
         import numpy as np
 
-        from skillctl.routing.semantic import SkillVectors
+        from skillctl.routing.semantic import DIM, STATIC_DIM, SkillVectors
 
         raw = b"".join(base64.b64decode(e.vector) for e in self.entries)
         centroids = np.frombuffer(raw, dtype=np.float16).reshape(len(self.entries), -1).astype(np.float32)
         dim = centroids.shape[1]
 
-        def matrix(data: str | None):
+        def matrix(data: str | None, width: int):
             if not data:
                 return None
-            return np.frombuffer(base64.b64decode(data), dtype=np.float16).reshape(-1, dim).astype(np.float32)
+            return np.frombuffer(base64.b64decode(data), dtype=np.float16).reshape(-1, width).astype(np.float32)
 
-        examples = [matrix(e.examples) for e in self.entries]
-        passages = [matrix(e.passages) for e in self.entries]
+        examples = [matrix(e.examples, dim) for e in self.entries]
+        # WordLlama's half of a vector (a stand-in encoder's whole vector: it has no such half).
+        passages = [matrix(e.passages, STATIC_DIM if dim == DIM else dim) for e in self.entries]
         return SkillVectors.from_lists(centroids, examples, passages=passages)
 
 
@@ -295,4 +296,5 @@ def add_vectors(entries: Sequence[Entry], encoder) -> None:
                 examples = vectors[: len(queries)] if texts[: len(queries)] == queries else encoder.encode(queries)
                 entry.examples = base64.b64encode(examples.astype("float16").tobytes()).decode("ascii")
             if passages := sem.passage_texts(entry.manifest):
-                entry.passages = base64.b64encode(encoder.encode(passages).astype("float16").tobytes()).decode("ascii")
+                vectors = sem.encode_passages(encoder, passages)
+                entry.passages = base64.b64encode(vectors.astype("float16").tobytes()).decode("ascii")

@@ -33,6 +33,9 @@ STATIC_PACKAGE = "wordllama"
 STATIC_WEIGHTS = ("weights", "l2_supercat_256.safetensors")  # float16 (32000, 256), "embedding.weight"
 STATIC_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 STATIC_SHARE = 0.5  # WordLlama's share of every cosine (grid .15-1.0 on the real-skill dev split)
+# A body passage of a skill without synthetic queries is one more example of it, worth this
+# times its WordLlama cosine to the message (grid .8-.95 on the dev splits of bench/route_real.py).
+PASSAGE_WEIGHT = 0.88
 MINILM_DIM, STATIC_DIM = 384, 256
 DIM = MINILM_DIM + STATIC_DIM
 # Names both models and the share: vectors stored under another id (an index, the no-skill
@@ -234,6 +237,15 @@ def passage_texts(manifest) -> list[str]:
     return [] if manifest.queries else list(getattr(manifest, "passages", ()))
 
 
+def encode_passages(encoder, texts: Sequence[str]):
+    """Body passages as (k, STATIC_DIM) WordLlama vectors: ~0.1 ms a passage where MiniLM took
+    ~10, so a skill's dozen passages cost its index entry nothing noticeable, and routed as well
+    on the dev splits (bench/README). An encoder without the static model (a test's stand-in)
+    gives its own vectors."""
+    static = getattr(encoder, "static", None)
+    return static.encode(texts) if static is not None else encoder.encode(texts)
+
+
 def whitening(groups: Sequence, shrinkage: float = WHITENING_SHRINKAGE, min_skills: int = WHITENING_MIN_SKILLS):
     """LDA-style whitening from the installed set: W = Sw'^(-1/2), or None when too few skills.
 
@@ -272,7 +284,7 @@ class SkillVectors:
     and examples are also kept whitened and L2-normalised, for :meth:`whitened_scores`.
     """
 
-    def __init__(self, centroids, examples=None, starts=None, whiten=None) -> None:
+    def __init__(self, centroids, examples=None, starts=None, whiten=None, passages=None) -> None:
         import numpy as np
 
         self.centroids = np.asarray(centroids, dtype=np.float32)
@@ -284,35 +296,45 @@ class SkillVectors:
         if self.whiten is not None:
             self.white_centroids = _normalised_rows(self.centroids @ self.whiten)
             self.white_examples = _normalised_rows(self.examples @ self.whiten)
+        # Body passages (see :func:`passage_texts`): (skill indices, their starts, the stacked
+        # WordLlama vectors pre-scaled so that a product with a message vector's WordLlama half
+        # is PASSAGE_WEIGHT x the WordLlama cosine). None: no skill has any.
+        self.passages = None
+        kept = [(i, p) for i, p in enumerate(passages if passages is not None else ()) if p is not None and len(p)]
+        if kept:
+            matrices = [p for _, p in kept]
+            stacked = np.concatenate(matrices).astype(np.float32) * (PASSAGE_WEIGHT / math.sqrt(STATIC_SHARE))
+            starts_p = np.cumsum([0] + [len(m) for m in matrices[:-1]])
+            self.passages = (np.asarray([i for i, _ in kept], dtype=np.int64), starts_p, stacked)
 
     @classmethod
     def from_lists(
         cls, centroids, examples: Sequence, *, passages: Sequence | None = None, whiten: bool = True
     ) -> SkillVectors:
-        """``examples[i]``: skill i's (k, DIM) query vectors, or None: its centroid stands in,
-        with ``passages[i]`` (body passage vectors, or None) next to it.
+        """``examples[i]``: skill i's (k, DIM) query vectors, or None (its centroid stands in);
+        ``passages[i]``: its (k, STATIC_DIM) body-passage vectors (:func:`encode_passages`), or None.
         ``whiten``: estimate the whitening from these skills' queries (None if too few)."""
         import numpy as np
 
-        passages = passages if passages is not None else [None] * len(centroids)
-        rows = [
-            e
-            if e is not None and len(e)
-            else (np.concatenate([c[None, :], p]) if p is not None and len(p) else c[None, :])
-            for c, e, p in zip(centroids, examples, passages, strict=True)
-        ]
+        rows = [e if e is not None and len(e) else c[None, :] for c, e in zip(centroids, examples, strict=True)]
         starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
         matrix = whitening(examples) if whiten else None
-        return cls(np.stack(list(centroids)), np.concatenate(rows), starts, matrix)
+        return cls(np.stack(list(centroids)), np.concatenate(rows), starts, matrix, passages)
 
     def __len__(self) -> int:
         return len(self.centroids)
 
     def scores(self, vector):
-        """(centroid cosines, closest-example cosines), one value per skill."""
+        """(centroid cosines, closest-example cosines), one value per skill. A skill's body
+        passages are examples too: each counts PASSAGE_WEIGHT x its WordLlama cosine."""
         import numpy as np
 
-        return self.centroids @ vector, np.maximum.reduceat(self.examples @ vector, self.starts)
+        best = np.maximum.reduceat(self.examples @ vector, self.starts)
+        if self.passages is not None:
+            skills, starts, stacked = self.passages
+            closest = np.maximum.reduceat(stacked @ vector[len(vector) - stacked.shape[1] :], starts)
+            best[skills] = np.maximum(best[skills], closest)
+        return self.centroids @ vector, best
 
     def whitened_scores(self, vector):
         """The same two cosines in the whitened space (one DIM x DIM product for the message),

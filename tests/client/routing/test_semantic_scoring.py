@@ -267,6 +267,7 @@ def test_passages_are_few_and_read_from_the_start_of_a_huge_body():
 
 
 def test_body_passages_are_examples_of_a_skill_without_synthetic_queries_only():
+    from skillctl.routing import semantic
     from skillctl.routing.index import Entry, RoutingIndex, add_vectors
 
     body = "Deploy anything.\n\n- hello world from the deploy list\n"
@@ -280,10 +281,30 @@ def test_body_passages_are_examples_of_a_skill_without_synthetic_queries_only():
     assert entries[0].passages and entries[1].passages is None  # queries: their gate is calibrated on them
     assert "passages" not in entries[0].to_dict()  # vectors live in the sidecar
     restored = RoutingIndex(entries).vectors()
-    assert list(restored.starts) == [0, 3]  # centroid + 2 passages, then 1 query
-    assert restored.whiten is None
+    assert list(restored.starts) == [0, 1] and restored.whiten is None  # passages are not queries
+    skills, _, stacked = restored.passages
+    assert list(skills) == [0] and stacked.shape == (2, 3)
     c, best = restored.scores(FakeEncoder().encode_one("hello"))
-    assert c[0] < 0.8 and best[0] == pytest.approx(1, abs=1e-3)  # the passage "hello world..." is closest
+    weight = semantic.PASSAGE_WEIGHT / semantic.STATIC_SHARE**0.5  # the stand-in's vector is all "static half"
+    assert best[0] == pytest.approx(weight, abs=1e-3) and best[0] > c[0]  # the passage "hello world..." is closest
+    assert best[1] == pytest.approx(0, abs=1e-3)  # only its query "pdf merge": its passages are not examples
+
+
+def test_a_passage_counts_its_wordllama_cosine_times_the_passage_weight():
+    from skillctl.routing.semantic import MINILM_DIM, PASSAGE_WEIGHT, STATIC_DIM, STATIC_SHARE, SkillVectors
+
+    rng = np.random.default_rng(0)
+    dense, static = rng.normal(size=MINILM_DIM), rng.normal(size=STATIC_DIM)
+    message = np.concatenate(
+        [(1 - STATIC_SHARE) ** 0.5 * dense / np.linalg.norm(dense), STATIC_SHARE**0.5 * static / np.linalg.norm(static)]
+    )
+    passage = static + 0.5 * rng.normal(size=STATIC_DIM)
+    passage /= np.linalg.norm(passage)
+    centroids = np.zeros((2, MINILM_DIM + STATIC_DIM), dtype=np.float32)
+    sv = SkillVectors.from_lists(centroids, [None, None], passages=[passage[None, :], None])
+    _, best = sv.scores(message.astype(np.float32))
+    cosine = float(passage @ static / np.linalg.norm(static))
+    assert best[0] == pytest.approx(PASSAGE_WEIGHT * cosine, abs=1e-4) and best[1] == 0
 
 
 def test_no_skill_reference_scores_the_k_nearest_reference_messages():
