@@ -182,12 +182,22 @@ class Router:
             gated=gated,
             general=general,
         )
-        if closest is not None:
-            at = {name: i for i, name in enumerate(self.index.names)}
-            for match in matches:
-                if view := int(closest[at[match.name]]):
-                    match.reasons.append(f"closest sentence: {_clip(views[view])!r}")
+        at = {name: i for i, name in enumerate(self.index.names)}
+        for match in matches:
+            view = int(closest[at[match.name]]) if closest is not None else 0
+            if view:
+                match.reasons.append(f"closest sentence: {_clip(views[view])!r}")
+            if (passage := self._closest_passage(at[match.name], vectors[view])) is not None:
+                match.reasons.append(f"closest passage of its SKILL.md: {_clip(passage)!r}")
         return matches
+
+    def _closest_passage(self, skill: int, vector) -> str | None:
+        """The body passage that brought skill ``skill`` closest to the message, if one did."""
+        if not hasattr(self.vectors, "closest_passage"):
+            return None
+        found = self.vectors.closest_passage(skill, vector)
+        passages = self.index.manifests[skill].passages
+        return passages[found] if found is not None and found < len(passages) else None
 
     def _vectors(self, texts: list[str], encoded: dict[str, object], first=None) -> list:
         """One vector per text: ``first`` for the first when given, known ones from ``encoded``,

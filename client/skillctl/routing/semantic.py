@@ -336,6 +336,23 @@ class SkillVectors:
             best[skills] = np.maximum(best[skills], closest)
         return self.centroids @ vector, best
 
+    def closest_passage(self, skill: int, vector) -> int | None:
+        """Which of skill ``skill``'s body passages is its closest example to ``vector`` (an index
+        into its passages), or None when it has none or its centroid is closer (for explanations)."""
+        if self.passages is None:
+            return None
+        import numpy as np
+
+        skills, starts, stacked = self.passages
+        at = int(np.searchsorted(skills, skill))
+        if at == len(skills) or skills[at] != skill:
+            return None
+        end = starts[at + 1] if at + 1 < len(starts) else len(stacked)
+        scores = stacked[starts[at] : end] @ vector[len(vector) - stacked.shape[1] :]
+        own = self.examples[self.starts[skill] : self.starts[skill + 1] if skill + 1 < len(self.starts) else None]
+        best = int(np.argmax(scores))
+        return best if scores[best] > float(np.max(own @ vector)) else None
+
     def whitened_scores(self, vector):
         """The same two cosines in the whitened space (one DIM x DIM product for the message),
         or None without whitening."""

@@ -290,6 +290,25 @@ def test_body_passages_are_examples_of_a_skill_without_synthetic_queries_only():
     assert best[1] == pytest.approx(0, abs=1e-3)  # only its query "pdf merge": its passages are not examples
 
 
+def test_an_explanation_names_the_passage_that_brought_a_skill_closest():
+    from skillctl.routing.index import Entry, RoutingIndex, add_vectors
+
+    body = "Deploy anything.\n\n- hello world from the deploy list\n- pdf files are merged here too\n"
+    manifests = [
+        build_offline(name="deployer", description="Deploy services.", body=body),
+        build_offline(name="pdf-tools", description="Merge PDF files."),
+    ]
+    entries = [Entry(name=m.name, path=m.name, scope="dir", fingerprint=[0, 0, 0], manifest=m) for m in manifests]
+    add_vectors(entries, FakeEncoder())
+    router = Router(manifests, vectors=RoutingIndex(entries).vectors(), encoder=FakeEncoder())
+    reasons = {m.name: m.reasons for m, _ in router.nearest("hello again, anyone there")}
+    assert "closest passage of its SKILL.md: 'hello world from the deploy list'" in reasons["deployer"]
+    assert not any("passage" in r for r in reasons["pdf-tools"])  # no body, no passage
+    # the centroid closer than every passage: no passage named
+    deploy = {m.name: m.reasons for m, _ in router.nearest("deployer: Deploy services.")}
+    assert not any("passage" in r for r in deploy["deployer"])
+
+
 def test_a_passage_counts_its_wordllama_cosine_times_the_passage_weight():
     from skillctl.routing.semantic import MINILM_DIM, PASSAGE_WEIGHT, STATIC_DIM, STATIC_SHARE, SkillVectors
 
