@@ -292,6 +292,10 @@ class SkillVectors:
             examples, starts = self.centroids, np.arange(len(self.centroids))
         self.examples = np.asarray(examples, dtype=np.float32)
         self.starts = np.asarray(starts, dtype=np.int64)
+        # No skill has synthetic queries (every example row is its centroid): one product, not two.
+        self._centroids_only = len(self.examples) == len(self.centroids) and bool(
+            np.array_equal(self.examples, self.centroids)
+        )
         self.whiten = None if whiten is None else np.asarray(whiten, dtype=np.float32)
         if self.whiten is not None:
             self.white_centroids = _normalised_rows(self.centroids @ self.whiten)
@@ -329,12 +333,13 @@ class SkillVectors:
         passages are examples too: each counts PASSAGE_WEIGHT x its WordLlama cosine."""
         import numpy as np
 
-        best = np.maximum.reduceat(self.examples @ vector, self.starts)
+        cosines = self.centroids @ vector
+        best = cosines.copy() if self._centroids_only else np.maximum.reduceat(self.examples @ vector, self.starts)
         if self.passages is not None:
             skills, starts, stacked = self.passages
             closest = np.maximum.reduceat(stacked @ vector[len(vector) - stacked.shape[1] :], starts)
             best[skills] = np.maximum(best[skills], closest)
-        return self.centroids @ vector, best
+        return cosines, best
 
     def closest_passage(self, skill: int, vector) -> int | None:
         """Which of skill ``skill``'s body passages is its closest example to ``vector`` (an index
