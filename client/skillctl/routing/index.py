@@ -3,7 +3,8 @@
 Each entry keeps what routing and the catalog need without re-reading the skill: where it is,
 the SKILL.md fingerprint (mtime, size), its version and content digest (sha256 of SKILL.md: what a
 session snapshot pins), the routing manifest, a token estimate, whether the model may invoke it. With the semantic extra, the centroid vector and the vectors of the manifest's
-synthetic queries (base64 float16, ~20 KB for a skill with 20 queries) go to a sidecar file
+synthetic queries (base64 float16, ~20 KB for a skill with 20 queries) and its body passages (their
+text, and WordLlama vectors) go to a sidecar file
 (``index-*.vectors.json``) that only semantic routing reads, so lexical-only routing does not
 parse them. Loading is one ``json.loads`` (two with semantic); only new, changed or removed
 skills are parsed again (a folder added or deleted changes the located set; an edited SKILL.md
@@ -32,7 +33,7 @@ from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
-INDEX_VERSION = 10
+INDEX_VERSION = 11
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 # File systems stamp mtimes with a coarse clock (a tick of a few ms; FAT: 2 s): an edit of a
 # SKILL.md within this window of the index write may keep its (mtime, size), so its digest decides.
@@ -61,7 +62,9 @@ class Entry:
     def to_dict(self) -> dict:
         """What the main index file keeps (the vectors go to the sidecar, see _write_vectors)."""
         data = dict(self.__dict__)
-        data["manifest"] = self.manifest.to_dict()
+        # The body's passages serve semantic routing only: their text goes to the sidecar too,
+        # so the lexical path does not parse it (a third of the main file for corpus skills).
+        data["manifest"] = {k: v for k, v in self.manifest.to_dict().items() if k != "passages"}
         data["compiled"] = self.compiled.to_dict() if self.compiled is not None else None
         del data["vector"], data["examples"], data["passages"]
         return data
@@ -132,7 +135,8 @@ def vectors_path(path: Path) -> Path:
 
 
 def _read_vectors(path: Path, model: str) -> dict[str, dict]:
-    """Skill folder -> {"fingerprint", "vector", "examples", "passages"} from the sidecar, if it matches."""
+    """Skill folder -> {"fingerprint", "vector", "examples", "passages", "passage_texts"} from the
+    sidecar, if it matches."""
     try:
         data = json.loads(vectors_path(path).read_text("utf-8"))
     except (OSError, ValueError):
@@ -144,7 +148,13 @@ def _read_vectors(path: Path, model: str) -> dict[str, dict]:
 
 def _write_vectors(path: Path, entries: list[Entry], model: str) -> None:
     vectors = {
-        e.path: {"fingerprint": e.fingerprint, "vector": e.vector, "examples": e.examples, "passages": e.passages}
+        e.path: {
+            "fingerprint": e.fingerprint,
+            "vector": e.vector,
+            "examples": e.examples,
+            "passages": e.passages,
+            "passage_texts": e.manifest.passages,
+        }
         for e in entries
         if e.vector is not None
     }
@@ -272,6 +282,9 @@ def load_index(
             v = stored_vectors.get(e.path)
             if v is not None and v.get("fingerprint") == e.fingerprint:
                 e.vector, e.examples, e.passages = v.get("vector"), v.get("examples"), v.get("passages")
+                e.manifest.passages = list(v.get("passage_texts") or [])
+            elif not e.manifest.passages and (fresh := build_entry(e.scope, Path(e.path), e.fingerprint)):
+                e.manifest.passages = fresh.manifest.passages  # read from the main index: not kept there
         if any(e.vector is None for e in entries) or len(stored_vectors) != len(entries):
             add_vectors(entries, sem.encoder())
             _write_vectors(path, entries, sem.MODEL_ID)

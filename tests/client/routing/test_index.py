@@ -153,3 +153,36 @@ def test_a_long_lived_skill_set_picks_up_a_registry_manifest_saved_after_it_load
     save_registry_manifest("weather", "ab" * 32, {"keywords": ["rain", "umbrella"], "phrases": ["rain tomorrow"]})
     assert skills.reload() is True
     assert [m.name for m in skills.route("will it rain tomorrow, umbrella?")] == ["weather"]
+
+
+def test_body_passages_live_in_the_sidecar_and_survive_a_lexical_first_load(tmp_path, monkeypatch):
+    """The lexical path never parses the passages; the first semantic load after it reads them
+    from the skill again (they are not in the main index), later loads from the sidecar."""
+    import json
+
+    import pytest
+
+    from skillctl.routing import semantic
+    from skillctl.routing.index import vectors_path
+
+    if not semantic.available():
+        pytest.skip("the semantic extra is not installed")
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    (tmp_path / "s" / "tasks").mkdir(parents=True)
+    (tmp_path / "s" / "tasks" / "SKILL.md").write_text(
+        "---\nname: tasks\ndescription: Track tasks.\n---\n# Tasks\n\n- Pull action items from meeting notes\n"
+    )
+    SkillSet.from_dir(tmp_path / "s", semantic=False)  # builds the main index
+    assert SkillSet.from_dir(tmp_path / "s", semantic=False).index.entries[0].manifest.passages == []
+    path = index_path([("dir", tmp_path / "s")])
+    assert "passages" not in json.loads(path.read_text())["entries"][0]["manifest"]
+
+    wanted = ["Tasks Pull action items from meeting notes", "Pull action items from meeting notes"]
+    for _ in range(2):  # built (the skill read again), then loaded from the sidecar
+        skills = SkillSet.from_dir(tmp_path / "s", semantic=True)
+        assert skills.index.entries[0].manifest.passages == wanted
+        assert skills.router().vectors.passages is not None
+    assert (
+        json.loads(vectors_path(path).read_text())["vectors"][str(tmp_path / "s" / "tasks")]["passage_texts"] == wanted
+    )
+    assert "passages" not in json.loads(path.read_text())["entries"][0]["manifest"]
