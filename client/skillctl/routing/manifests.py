@@ -92,7 +92,8 @@ def passages(body: str) -> list[str]:
     :data:`PASSAGE_WORDS` words, in body order. Code blocks and tables are left out.
 
     A skill's requests share words with its body more often than with its one-line description
-    ("pull the text out of these scanned receipts" for a batch processor whose body says "OCR").
+    ("pull out the action items and add them as tasks" for a task tracker whose body lists
+    "Pull action items from meeting notes").
     """
     found: list[str] = []
     opening: list[str] = []
