@@ -33,12 +33,14 @@ _WHO = re.compile(
     r"(?:needs?|wants?|asks?|is asked|has|requests?|would like|says)\s+(?:to\s+)?|(?:when\s+)?asked\s+to\s+)",
     re.IGNORECASE,
 )
-_LIST_SPLIT = re.compile(r",\s*(?:or|and)\s+|\s*;\s*|,\s+|\s+or\s+(?=\w+ing\b)", re.IGNORECASE)
+# Every alternative starts at a fixed character or at the start of a whitespace run, and the
+# items are stripped after: linear on a clause of many spaces (a skill's text is untrusted).
+_LIST_SPLIT = re.compile(r",\s*(?:or|and)\s+|;|,\s+|(?<!\s)\s+or\s+(?=\w+ing\b)", re.IGNORECASE)
 _WHEN_SECTION = re.compile(
     r"\b(?:when to use|use cases?|use this skill when|triggers?|example (?:requests|prompts))\b", re.I
 )
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.+?)\s*$")
-_MARKUP = re.compile(r"[`*_\[\]<>\"“”]|\(https?://[^)]*\)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(\S.*)$")  # the text is stripped after
+_MARKUP = re.compile(r"[`*_\[\]<>\"“”]|\(https?://[^()\s]{0,500}\)")
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{3,200})[\"”]")
 # Headings that name a part of the document, not something a user asks for.
 _GENERIC_HEADINGS = frozenset(
@@ -149,7 +151,7 @@ def _when_section_items(body: str) -> list[str]:
             continue
         bullet = _BULLET.match(line) if inside else None
         if bullet:
-            items.append(_WHO.sub("", bullet.group(1)))
+            items.append(_WHO.sub("", bullet.group(1).strip()))
     return items
 
 

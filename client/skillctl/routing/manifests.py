@@ -24,11 +24,12 @@ MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
 MAX_HEADINGS = 30  # a long SKILL.md's later headings are details, not what the skill is for
 # Passages: what the body says the skill does, in its author's words (list items, the opening
 # paragraph), each a semantic example of a skill without synthetic queries. Read from the body's
-# first PASSAGE_SCAN characters; items of PASSAGE_WORDS words, at most MAX_PASSAGES of them.
+# first PASSAGE_SCAN characters (PASSAGE_LINE of a line); items of PASSAGE_WORDS words, at most MAX_PASSAGES of them.
 MAX_PASSAGES = 12
 PASSAGE_WORDS = (3, 30)
 OPENING_WORDS = 120
 PASSAGE_SCAN = 40_000
+PASSAGE_LINE = 1_000  # characters of a line read (a list item of 30 words is far shorter)
 # An author's `triggers`, in the author's order (each word is 2 points; the validator warns past these).
 MAX_TRIGGER_WORDS = Triggers.MAX_WORDS
 MAX_TRIGGER_PATTERNS = Triggers.MAX_PATTERNS
@@ -41,10 +42,14 @@ _NEGATIVE = re.compile(
     r"|\bnot (?:for|suitable for|intended for|meant for)\b)([^.;\n]*)",
     re.IGNORECASE,
 )
-_HEADING = re.compile(r"^#{1,3}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# A whole heading line, trimmed in Python: a lazy text group before optional trailing spaces and
+# hashes backtracked cubically on a heading line of many spaces (5,000: minutes).
+_HEADING = re.compile(r"^#{1,3}[ \t]+(\S.*)$", re.MULTILINE)
+MAX_HEADING_CHARS = 200
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKUP = re.compile(r"[*_`]+|<[^>\n]*>")
+# Bounded, and a bracket or angle bracket ends an attempt: linear on a hostile line ("[[[[...").
+_LINK = re.compile(r"!?\[([^\[\]\n]{0,200})\]\([^()\n]{0,500}\)")
+_MARKUP = re.compile(r"[*_`]+|<[^<>\n]{0,200}>")
 
 
 @dataclass
@@ -78,7 +83,16 @@ def split_negative(description: str) -> tuple[str, str]:
 
 
 def headings(body: str) -> list[str]:
-    return [h.strip("*`_ ") for h in _HEADING.findall(body)][:MAX_HEADINGS]
+    """The text of the body's level 1-3 headings (closing hashes and emphasis dropped), at most
+    :data:`MAX_HEADINGS`, each cut to :data:`MAX_HEADING_CHARS` characters."""
+    found = []
+    for match in _HEADING.finditer(body):
+        text = match.group(1).rstrip().rstrip("#").strip("*`_ \t")[:MAX_HEADING_CHARS]
+        if text:
+            found.append(text)
+            if len(found) == MAX_HEADINGS:
+                break
+    return found
 
 
 def _plain(line: str) -> str:
@@ -98,6 +112,7 @@ def passages(body: str) -> list[str]:
     found: list[str] = []
     opening: list[str] = []
     for raw in _FENCED.sub("\n", body[:PASSAGE_SCAN]).splitlines():
+        raw = raw[:PASSAGE_LINE]
         line = raw.strip()
         if not line or line.startswith("|") or set(line) <= set("-=*_#> "):
             continue

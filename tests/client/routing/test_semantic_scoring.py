@@ -266,6 +266,24 @@ def test_passages_are_few_and_read_from_the_start_of_a_huge_body():
     assert "an item after the part that is read" not in manifests.passages(tail)
 
 
+def test_hostile_skill_bodies_are_read_in_one_pass():
+    """A SKILL.md is untrusted input (the registry's manifest check reads it too): a heading of
+    20,000 spaces took the old heading pattern hours (cubic backtracking), a line of 39,000 "["
+    the old link pattern 20 s. Both patterns are linear now; lines are read 1,000 characters at most."""
+    from skillctl.routing import manifests
+
+    heading = manifests.headings("# a" + " " * 20_000 + "b\n## Usage ##\n")
+    assert heading == ["a" + " " * (manifests.MAX_HEADING_CHARS - 1), "Usage"]
+    for line in ("- " + "[" * 39_000, "intro " + "<" * 39_000, "x " + "![" * 19_000, "- " + "[a](" * 9_000):
+        found = manifests.passages(line + "\n- a real item of the list\n")
+        assert found[-1] == "a real item of the list"
+        assert sum(map(len, found)) < 2 * manifests.PASSAGE_LINE + 100  # the hostile line, cut
+    # the start and the item are the same words: one passage
+    assert manifests.passages("- see [the docs](https://x.y/z), **bold** and <b>tags</b>") == [
+        "see the docs, bold and tags"
+    ]
+
+
 def test_body_passages_are_examples_of_a_skill_without_synthetic_queries_only():
     from skillctl.routing import semantic
     from skillctl.routing.index import Entry, RoutingIndex, add_vectors

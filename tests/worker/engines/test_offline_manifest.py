@@ -64,3 +64,19 @@ def test_every_corpus_skill_gets_a_complete_manifest(corpus_dir):
         assert all(isinstance(q, str) and q.strip() for q in result["queries"])
         made += 1
     assert made > 3000
+
+
+def test_a_hostile_body_is_read_in_one_pass():
+    """A published SKILL.md is untrusted: a heading or a "When to use" bullet of 300,000 spaces
+    kept the old lazy patterns backtracking for many minutes (past the check's time limit)."""
+    spaces = " " * 300_000
+    body = (
+        f"# Fill a{spaces}form ##\n\n## When to use\n\n- fill a{spaces}form for the user\n"
+        f"- open {'(http://' * 20_000}\n- merge two pdf files\n"
+    )
+    m = manifest_of(
+        f"---\nname: forms\ndescription: Fill PDF forms. Use when filling forms; merging pdfs.\n---\n{body}"
+    )
+    assert "merge two pdf files" in m["queries"]
+    assert "filling forms" in m["queries"] and "fill a form for the user" in m["queries"]
+    assert all(len(q) <= 200 for q in m["queries"])  # MAX_QUERY_CHARS
