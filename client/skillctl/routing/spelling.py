@@ -34,6 +34,9 @@ from skillctl.routing.text import STOPWORDS, stem
 
 KNOWN_WORDS = Path(__file__).parent / "data" / "known-words.txt"
 MIN_LETTERS = 4
+# A longer run of letters is not a word with a typo (each of its one-edit candidates costs its
+# length again: a pasted run of 30,000 letters took 12 s).
+MAX_LETTERS = 30
 # Unknown words read per message: a typo sits among known words, while a pasted text of names or
 # another language has thousands (each costs ~4 ms of one-edit candidates): the rest stay as typed.
 MAX_UNKNOWN_WORDS = 32
@@ -45,6 +48,7 @@ _KEYS = {c: (y, offset + x) for y, (offset, row) in enumerate(_ROWS) for x, c in
 # A run of letters that is a word of prose: not inside a path, file name, address, identifier or call.
 _WORD = re.compile(r"(?<![\w./\\@#$%&`=~])(?<!\w\()[A-Za-z]{" + str(MIN_LETTERS) + r",}(?![\w/\\@`(]|\.\w|:/)")
 # Where a sentence starts: at the start, or after an end mark, a blank line or a quote.
+SENTENCE_LOOKBACK = 100  # a word after this much blank space starts afresh anyway
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:;\n\"'(]|\s[-*])\s*\Z")
 # British endings, read as American ones to look a word up (the list is American English).
 _AMERICAN = {
@@ -168,11 +172,12 @@ class Speller:
         def fix(match: re.Match[str]) -> str:
             nonlocal unknown
             word = match.group()
-            if not word[1:].islower():  # CamelCase or an ACRONYM: a name, not a typo
+            if len(word) > MAX_LETTERS or not word[1:].islower():  # CamelCase or an ACRONYM: a name, not a typo
                 return word
             # Capitalised inside a sentence: a name (Nikola, Salah), read only as a likely typo of a
             # skill's word ("Pwoer BI").
-            name = word[0].isupper() and not _SENTENCE_START.search(text, 0, match.start())
+            start = match.start()  # what precedes, read from at most SENTENCE_LOOKBACK characters back
+            name = word[0].isupper() and not _SENTENCE_START.search(text[max(0, start - SENTENCE_LOOKBACK) : start])
             key = (word.lower(), name)
             if key not in read:
                 if not self.known(key[0]):

@@ -138,3 +138,16 @@ def test_a_message_of_many_unknown_words_reads_only_the_first_few(speller):
     assert text.endswith("generaative art") and fixes == []  # past the budget: left as typed
     text, fixes = speller.correct(" ".join(["generaative"] * 100) + " art")  # one word, read once
     assert text.count("generative") == 100
+
+
+def test_a_pasted_run_of_letters_or_blank_space_is_read_in_one_pass(speller):
+    """A run of 200,000 letters took the old speller minutes (each one-edit candidate stemmed
+    the whole run again); a capitalised word after a long blank stretch searched all of it."""
+    run = "x" * 200_000
+    assert speller.correct(f"wat is the diffrence {run}") == (
+        f"wat is the difference {run}",
+        [("diffrence", "difference")],
+    )
+    # a capitalised word after a long blank stretch starts afresh: a typo, not a name
+    text, fixes = speller.correct("notes:" + " " * 200_000 + "Pwoer BI")
+    assert text.endswith("Power BI") and fixes == [("Pwoer", "power")]
