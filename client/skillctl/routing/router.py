@@ -48,6 +48,7 @@ class Router:
         self._no_skill = None
         self._offline_mask: tuple | None = None  # (mask or None,) once computed
         self._speller: Speller | None = None
+        self._position: dict[str, int] | None = None  # skill name -> its row, built on first use
 
     def no_skill(self):
         """The "needs no skill" reference (``semantic.NoSkillReference``), loaded on first use."""
@@ -182,7 +183,7 @@ class Router:
             gated=gated,
             general=general,
         )
-        at = {name: i for i, name in enumerate(self.index.names)}
+        at = self._positions()
         for match in matches:
             view = int(closest[at[match.name]]) if closest is not None else 0
             if view:
@@ -190,6 +191,12 @@ class Router:
             if (passage := self._closest_passage(at[match.name], vectors[view])) is not None:
                 match.reasons.append(f"closest passage of its SKILL.md: {_clip(passage)!r}")
         return matches
+
+    def _positions(self) -> dict[str, int]:
+        """Skill name -> its row in the index and the vectors (the same for every message)."""
+        if self._position is None:
+            self._position = {name: i for i, name in enumerate(self.index.names)}
+        return self._position
 
     def _closest_passage(self, skill: int, vector) -> str | None:
         """The body passage that brought skill ``skill`` closest to the message, if one did."""
