@@ -17,7 +17,7 @@ from pathlib import Path
 
 from skillctl import paths
 from skillctl.format.manifest import Triggers
-from skillctl.routing.text import _FENCED, STOPWORDS, split_name, stem, terms, words
+from skillctl.routing.text import STOPWORDS, split_name, stem, terms, without_code_blocks, words
 
 MAX_KEYWORDS = 20  # DESIGN section 7: 15-20 keywords per skill
 MAX_PHRASES = 15  # DESIGN section 7: 10-15 phrases per skill
@@ -111,7 +111,7 @@ def passages(body: str) -> list[str]:
     """
     found: list[str] = []
     opening: list[str] = []
-    for raw in _FENCED.sub("\n", body[:PASSAGE_SCAN]).splitlines():
+    for raw in without_code_blocks(body[:PASSAGE_SCAN]).splitlines():
         raw = raw[:PASSAGE_LINE]
         line = raw.strip()
         if not line or line.startswith("|") or set(line) <= set("-=*_#> "):

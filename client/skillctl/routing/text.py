@@ -87,11 +87,16 @@ def _is_code(line: str) -> bool:
     return sum(c in _CODE_CHARS for c in bare) > CODE_SHARE * len(bare) or bool(_TRACE_LINE.match(bare))
 
 
+def without_code_blocks(text: str) -> str:
+    """``text`` with its fenced code blocks (``` or ~~~, closed or running to the end) left out."""
+    return _FENCED.sub("\n", text)
+
+
 def prose(text: str) -> str:
     """``text`` in its writer's own words: pasted code and logs left out (fenced blocks, indented
     lines, lines dense in code characters, stack-trace lines). The text as it is when that leaves
     fewer than ``MIN_PROSE_WORDS`` words: a message that is all code is still what was asked."""
-    kept = [line.strip() for line in _FENCED.sub("\n", text).splitlines() if line.strip() and not _is_code(line)]
+    kept = [line.strip() for line in without_code_blocks(text).splitlines() if line.strip() and not _is_code(line)]
     own = "\n".join(kept)
     return own if len(own.split()) >= MIN_PROSE_WORDS else text
 
