@@ -39,6 +39,10 @@ DEADLINE_GRACE = 5
 OWNER_LABEL = f"{LABEL}.owner"
 HOST_LABEL = f"{LABEL}.host"
 DEADLINE_LABEL = f"{LABEL}.deadline"
+# Seconds to wait for docker to report an OOM kill it has not reported by the exit. The kernel's
+# OOM notice and the exit reach the daemon on separate paths; on a loaded machine the exit can come
+# first, so a memory bomb would read as a plain SIGKILL ("killed") without this wait.
+OOM_REPORT_GRACE = 2.0
 
 
 @lru_cache(maxsize=1)
@@ -81,6 +85,7 @@ class DockerBackend:
     def run(self, job: Job) -> RawRun:
         client = docker_client()
         container = client.api.create_container(**self._container_spec(client, job))["Id"]
+        created = int(time.time()) - 1  # docker's event log is read with whole seconds
         wake = threading.Event()
         streams = Streams(job.policy.stream_bytes, wake)
         try:
@@ -95,10 +100,11 @@ class DockerBackend:
                 _kill(client, container)
                 exited.wait(10)
             streams.join(5)
-            oom = client.api.inspect_container(container)["State"].get("OOMKilled", False)
+            exit_code = exit_box[0] if exit_box else None
+            # Only a run that ended itself with SIGKILL can have been OOM-killed unreported.
+            oom = _oom_killed(client, container, created, patient=finished and killed_by_sigkill(exit_code))
         finally:
             _remove(client, container)
-        exit_code = exit_box[0] if exit_box else None
         return RawRun(
             exit_code=exit_code,
             stdout=streams.stdout,
@@ -176,6 +182,26 @@ def _wait(client, container: str, exit_box: list[int], events: tuple[threading.E
         pass
     for event in events:
         event.set()
+
+
+def _oom_killed(client, container: str, since: int, *, patient: bool) -> bool:
+    """Whether the kernel's OOM killer ended the container: docker's ``OOMKilled`` flag, or the
+    container's ``oom`` event. With ``patient``, wait up to OOM_REPORT_GRACE for a late report."""
+    deadline = time.monotonic() + (OOM_REPORT_GRACE if patient else 0.0)
+    while True:
+        if client.api.inspect_container(container)["State"].get("OOMKilled", False):
+            return True
+        if not patient:
+            return False
+        # A past ``until`` reads the daemon's event log and returns at once (a future one would block).
+        events = client.api.events(
+            since=since, until=f"{time.time():.9f}", filters={"container": container, "event": "oom"}, decode=True
+        )
+        if any(True for _ in events):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
 
 
 def _kill(client, container: str) -> None:

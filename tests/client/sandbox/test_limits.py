@@ -25,6 +25,40 @@ def test_memory_bomb_is_oom(run_payload, last_report):
     assert result.status == "oom", (result.exit_code, result.stderr[-500:])
 
 
+def test_a_payload_that_kills_itself_is_killed_not_oom(run_payload):
+    # SIGKILL is also how the OOM killer ends a run: the status must come from the kernel's report.
+    result = run_payload("""
+        import signal
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status == "killed", (result.exit_code, result.stderr[-500:])
+
+
+def test_an_oom_kill_reported_after_the_exit_is_still_oom():
+    # The daemon learns of the exit and of the OOM kill on separate paths; the exit can come first.
+    from skillctl.sandbox import docker_backend
+
+    class LateReport:  # the daemon's API as seen after the exit: the OOM event lands 0.3 s later
+        def __init__(self):
+            self.reported_at = time.monotonic() + 0.3
+
+        def inspect_container(self, container):
+            return {"State": {"OOMKilled": False}}
+
+        def events(self, **query):
+            assert query["filters"] == {"container": "c1", "event": "oom"}
+            return iter([{"Action": "oom"}] if time.monotonic() >= self.reported_at else [])
+
+    client = type("Client", (), {"api": LateReport()})()
+    assert not docker_backend._oom_killed(client, "c1", 0, patient=False)  # a run we killed: no wait
+    assert docker_backend._oom_killed(client, "c1", 0, patient=True)
+    client.api.reported_at = float("inf")  # a SIGKILL that was never an OOM kill
+    started = time.monotonic()
+    assert not docker_backend._oom_killed(client, "c1", 0, patient=True)
+    assert time.monotonic() - started >= docker_backend.OOM_REPORT_GRACE
+
+
 @pytest.mark.parametrize("attack", ["while True: pass", "import time; time.sleep(10**6)"], ids=["busy", "sleep"])
 def test_busy_loop_and_sleeping_forever_time_out(run_payload, attack):
     result = run_payload(attack + "\n")
