@@ -21,7 +21,11 @@ same skills from a fourth writer (ten people's voices), kept for a blind measure
 half was ever looked at). ``--requests blind`` and ``--requests blind2``: two more draws of 160
 skills each (``skills-blind.txt``, seed 2027; ``skills-blind2.txt``, seed 2028), each with about
 550 rows from three more writers briefed the same way (requests, two-request messages, and chat,
-much of it on the skills' own topics); of these only blind's dev half was ever read row by row. Each row has a fixed ``split`` (by content hash: the first byte of the query's
+much of it on the skills' own topics); of these only blind's dev half was ever read row by row.
+``--requests chat``: 487 messages that need no skill (concept and history questions, advice,
+text to edit, snippets to explain, mental arithmetic, small talk, hypotheticals), every one on
+the topic of one of 200 more corpus skills (``skills-chat.txt``, seed 3131), written by one more
+writer who saw only those skills' names and descriptions: the hardest no-skill measure. Each row has a fixed ``split`` (by content hash: the first byte of the query's
 SHA-256, even for dev): tune on ``dev``, report ``test``.
 
 Side by side, routed with ``--ignore-gates`` semantics (this machine's OS and binaries don't
@@ -66,6 +70,7 @@ REQUESTS = {
     "holdout": ("holdout.jsonl", ("skills-fresh.txt",)),
     "blind": ("blind.jsonl", ("skills-blind.txt",)),
     "blind2": ("blind2.jsonl", ("skills-blind2.txt",)),
+    "chat": ("chat.jsonl", ("skills-chat.txt",)),
 }
 
 
@@ -227,7 +232,8 @@ def main() -> None:
         "fresh: fresh.jsonl over the 170 other skills of skills-fresh.txt (written blind to the router); "
         "holdout: holdout.jsonl over the same skills (a fourth writer); "
         "blind: blind.jsonl over the 160 skills of skills-blind.txt (three more writers); "
-        "blind2: blind2.jsonl over 160 more (skills-blind2.txt, three more writers, read only as totals)",
+        "blind2: blind2.jsonl over 160 more (skills-blind2.txt, three more writers, read only as totals); "
+        "chat: chat.jsonl, messages that need no skill, all on the topics of the 200 skills of skills-chat.txt",
     )
     parser.add_argument(
         "--installed",
