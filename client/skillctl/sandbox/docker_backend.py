@@ -197,8 +197,11 @@ def _oom_killed(client, container: str, since: int, *, patient: bool) -> bool:
         events = client.api.events(
             since=since, until=f"{time.time():.9f}", filters={"container": container, "event": "oom"}, decode=True
         )
-        if any(True for _ in events):
-            return True
+        try:
+            if any(True for _ in events):
+                return True
+        finally:
+            events.close()  # the HTTP response, when the first event ended the read early
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)

@@ -48,7 +48,9 @@ def test_an_oom_kill_reported_after_the_exit_is_still_oom():
 
         def events(self, **query):
             assert query["filters"] == {"container": "c1", "event": "oom"}
-            return iter([{"Action": "oom"}] if time.monotonic() >= self.reported_at else [])
+            return (
+                e for e in ([{"Action": "oom"}] if time.monotonic() >= self.reported_at else [])
+            )  # closable, as docker-py's stream
 
     client = type("Client", (), {"api": LateReport()})()
     assert not docker_backend._oom_killed(client, "c1", 0, patient=False)  # a run we killed: no wait
