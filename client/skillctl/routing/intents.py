@@ -95,6 +95,42 @@ _LIVE = re.compile(
     r"|this\s+(?:week|weekend|month))\b",
     re.IGNORECASE,
 )
+# "how does a telegram bot receive messages", "should I still learn centos in 2025", "is there a
+# catch with serverless", "if we migrated from jira to linear, what would we worry about", "best
+# practices for naming redis keys?": a question of how things are in general or of what one
+# should do, which the model answers from what it knows (not "how do I add an RPC in phantom": a
+# how-to for the writer's own setup, which a skill may do).
+_GENERAL_QUESTION = re.compile(
+    r"^\W*(?:(?:so|ok|okay|hey|hi|hmm|honestly|quick\s+question|random\s+question|just\s+curious|question)\W+){0,2}"
+    r"(?:how\s+(?:does|did|is|are|would|could)|how\s+(?:do|should|can)\s+(?!i\b|we\b)"
+    r"|how\s+(?:long|often|much|many|big|short)\s+should"
+    r"|what\s+(?:is|are|was|were|does|do|did|would|should|could|makes|happens)|what'?s|whats|why|who"
+    r"|when\s+(?:did|was|is|should)|is\s+(?:it|there|a|an)|are\s+there|should\s+(?:i|we|you)|would\s+you|do\s+you"
+    r"|does\s+(?:a|an|the)|can\s+(?:a|an|the)|if\s+(?:i|we|you|someone|my|our)\s+(?:were|had|wanted|was|did)"
+    r"|best\s+practices?|any\s+(?:tips|advice|rule))\b",
+    re.IGNORECASE,
+)
+# ... about the writer's things or a state of the world at some time ("why is this test red", "is
+# there a court free sunday morning", "what did we ship last week"): data to look up.
+_SPECIFIC = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|month|night|year)|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|weekend|morning|afternoon|evening|free|available|open)\b",
+    re.IGNORECASE,
+)
+# "what's the weather in paris", "who is on call for payments", "what's the status of the deploy":
+# the state of something now, which a skill (a tool) looks up, however it is asked.
+_LIVE_STATE = re.compile(
+    r"\b(?:(?:weather|forecast|temperature)\s+(?:in|for|at|near|around|tomorrow|today|tonight|this|next|like\s+(?:in|at))"
+    r"|(?:going\s+to|gonna|will\s+it)\s+(?:rain|snow)|(?:price|prices|score|standings|status)\s+(?:of|for|in)"
+    r"|exchange\s+rate|who(?:'?s|\s+is)\s+on[\s-]call\b)",
+    re.IGNORECASE,
+)
+# ... and not followed by a request ("should I buy COST? want valuation and a clear buy/sell").
+_ASKS_SOMETHING_DONE = re.compile(
+    r"\b(?:want|need|give\s+me|show\s+me|get\s+me|pull|find|build|make|create|list|send|check|run|fix|write|add"
+    r"|set\s+up|book|schedule)\b",
+    re.IGNORECASE,
+)
 # "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
 # (unless it goes on to ask: "thanks, can you also add the docs").
 _ACKNOWLEDGEMENT = re.compile(
@@ -220,7 +256,9 @@ def asks_what_it_is(text: str) -> bool:
         return True
     # The question's own sentence decides (context after it, "our dev keeps saying...", does not).
     # ... unless it asks what is happening now ("what's going on in tech today?"): live data.
-    if _opens_a_concept_question(parts[0]) and not (_OWN_THINGS.search(parts[0]) or _NOW.search(parts[0])):
+    if _opens_a_concept_question(parts[0]) and not (
+        _OWN_THINGS.search(parts[0]) or _NOW.search(parts[0]) or _LIVE_STATE.search(parts[0])
+    ):
         return True
     if _OWN_THINGS.search(text):
         return False
@@ -245,6 +283,20 @@ def asks_about_the_world(text: str) -> bool:
         return False
     rest = text[opening.end() :]  # "tell me a joke": "me" is no own thing
     return not (_OWN_THINGS.search(rest) or _FIRST_PERSON.search(rest) or _LIVE.search(rest))
+
+
+def asks_a_general_question(text: str) -> bool:
+    """Is ``text`` a question of how things are in general or of what one should do ("how does a
+    telegram bot receive messages", "should I still learn centos", "best practices for naming
+    redis keys?"), about nothing of the writer's own, at no particular time, at no address, and
+    asking nothing done after it? A skill's topic there is the subject, not the ask."""
+    first, *rest = sentences(text) or [text]
+    return (
+        bool(_GENERAL_QUESTION.search(first))
+        and not any(p.search(first) for p in (_OWN_THINGS, _LIVE, _SPECIFIC, _LIVE_STATE))
+        and "://" not in text
+        and not any(_ASKS_SOMETHING_DONE.search(part) for part in rest)
+    )
 
 
 def acknowledges(text: str) -> bool:

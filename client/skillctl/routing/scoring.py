@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from skillctl.routing.compiled import CompiledManifest, bm25_document, compile_manifest
 from skillctl.routing.intents import (
     acknowledges,
+    asks_a_general_question,
     asks_about_shown_code,
     asks_about_the_assistant,
     asks_about_the_world,
@@ -424,6 +425,7 @@ def is_general(message: str) -> bool:
         for ask in (
             asks_about_the_world,
             asks_what_it_is,
+            asks_a_general_question,
             asks_about_shown_code,
             asks_for_advice,
             asks_about_the_assistant,

@@ -211,6 +211,44 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         assert not asks_what_it_is(own), own
 
 
+def test_a_general_question_on_a_skills_topic_is_told_from_a_request_phrased_as_a_question():
+    from skillctl.routing.intents import asks_a_general_question
+
+    for general in (
+        "how does a Telegram bot receive messages, is it long polling or webhooks or both",
+        "should I still learn CentOS in 2025 given the whole CentOS Stream thing",
+        "best practices for naming redis keys? colons, prefixes, versioning?",
+        "if I were to migrate from jira to linear, what would I worry about?",
+        "is there a catch with serverless for a side project",
+        "why is telegram's bot api so popular compared to other messengers",
+        "how long should a github issue title be",
+    ):
+        assert asks_a_general_question(general), general
+    for ask in (
+        "how do i add a custom solana devnet RPC in phantom",  # a how-to for the writer's own setup
+        "why does my cron job work manually but not from crontab",  # the writer's things
+        "why is this test red on CI",
+        "is there a padel court free sunday morning?",  # a state at some time: a lookup
+        "what did we ship last week",
+        "what's this video about? https://example.invalid/watch?v=1",  # an address to read
+        "should I buy COST at these levels? want valuation, fundamentals and a clear buy/hold/sell",
+        "what's the weather in paris",  # the state of something now
+        "is it going to rain in berlin",
+        "who is on call for payments",
+        "deploy the api to staging",  # no question at all
+    ):
+        assert not asks_a_general_question(ask), ask
+
+
+def test_a_question_about_the_state_of_something_now_is_no_concept_question():
+    from skillctl.routing.intents import asks_what_it_is
+
+    for live in ("what's the weather in paris", "what's the price of bitcoin", "what's the status of the deploy"):
+        assert not asks_what_it_is(live), live
+    for concept in ("what's the weather like on mars", "what's a 404 status code", "what's an exchange"):
+        assert asks_what_it_is(concept), concept
+
+
 def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_things_or_live_data():
     from skillctl.routing.intents import asks_about_the_world
 
