@@ -128,9 +128,29 @@ _LIVE_STATE = re.compile(
 # ... and not followed by a request ("should I buy COST? want valuation and a clear buy/sell").
 _ASKS_SOMETHING_DONE = re.compile(
     r"\b(?:want|need|give\s+me|show\s+me|get\s+me|pull|find|build|make|create|list|send|check|run|fix|write|add"
-    r"|set\s+up|book|schedule)\b",
+    r"|set\s+up|book|schedule|merge|push|publish|post|order|buy|cancel|delete|remove|rename|upload|download|install"
+    r"|convert|translate|summari[sz]e|draft|remind|email|deploy|start|stop|restart|open|close)\b",
     re.IGNORECASE,
 )
+# "can I just say draw.io is underrated", "just shipped my first telegram bot, i'm proud of it",
+# "honestly kinda sad plex removed some features": a remark, a feeling or news, which asks nothing
+# (not "ugh the build broke again": a problem to look into).
+_REMARK = re.compile(
+    r"^\W*(?:can\s+i\s+just\s+say|just\s+wanted\s+to\s+(?:say|share|let\s+you\s+know)|not\s+gonna\s+lie|ngl"
+    r"|honestly|ok(?:ay)?\s+i\s+admit|lol|lmao|haha\w*|wow|yay|woo+|ugh|fun\s+fact|random\s+thought"
+    r"|hey\s+it'?s\s+me)\b"
+    r"|\b(?:i'?m|i\s+am|feeling|feel)\s+(?:so\s+|really\s+|weirdly\s+|kinda\s+|kind\s+of\s+|a\s+bit\s+|pretty\s+|super\s+)?"
+    r"(?:excited|proud|happy|sad|scared|nervous|tired|exhausted|burn(?:t|ed)\s+out|stressed|annoyed|frustrated|bored"
+    r"|thrilled|relieved)\b"
+    r"|\b(?:we|i)\s+(?:finally|just)\s+(?:hit|shipped|launched|passed|reached|crossed|got\s+(?:our|my|the)\s+first)\b",
+    re.IGNORECASE,
+)
+_PROBLEM = re.compile(
+    r"\b(?:broke|broken|break|breaks|breaking|fail\w*|error\w*|crash\w*|not\s+working|doesn'?t\s+work|won'?t|can'?t"
+    r"|cannot|wrong|issue|issues|bug|bugs|stuck|down|slow|missing|lost)\b",
+    re.IGNORECASE,
+)
+_ASKS_YOU = re.compile(r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\bpls\b|\bhelp\b", re.IGNORECASE)
 # "thanks, that test passes now", "perfect, ship it": a short reply that acknowledges, not a request
 # (unless it goes on to ask: "thanks, can you also add the docs").
 _ACKNOWLEDGEMENT = re.compile(
@@ -176,8 +196,8 @@ _ABOUT_YOU = re.compile(
 # text given in the message itself.
 _EDIT = re.compile(
     r"^\W*(?:(?:can|could)\s+you\s+|please\s+|pls\s+)?(?:rewrite|reword|rephrase|proofread|polish|tighten|shorten"
-    r"|simplify|fix\s+(?:the\s+)?(?:grammar|typos|spelling|wording)"
-    r"|make\s+(?:this|it)\s+(?:\w+\s+){0,2}?(?:sound|more|less|shorter|clearer|friendlier|nicer|warmer|politer|punchier)"
+    r"|simplify|fix\s+(?:the\s+)?(?:grammar|typos|spelling|wording|punctuation|capitali[sz]ation)"
+    r"|make\s+(?:this|it)\s+(?:\w+\s+){0,6}?(?:sound|more|less|shorter|clearer|friendlier|nicer|warmer|politer|punchier)"
     r"|help\s+me\s+(?:re)?(?:word|phrase))\b",
     re.IGNORECASE,
 )
@@ -187,6 +207,10 @@ _QUOTE = re.compile(
     r"(?<!\w)[\"\u201c\u2018']((?:[^\"\u201c\u201d\u2018\u2019'\n]|(?<=\w)['\u2019](?=\w))*)[\"\u201d\u2019'](?!\w)"
 )
 MIN_QUOTED_WORDS = 4  # "add 'renew passport' to ticktick": a name, not a passage
+MIN_GIVEN_WORDS = 8  # ... and after a colon, a passage of its own, not "rewrite it: shorter please"
+_POINTS_AT_GIVEN = re.compile(
+    r"\b(?:this|these|the\s+following|grammar|typos|spelling|wording|punctuation|capitali[sz]ation)\b", re.IGNORECASE
+)
 # "can you add a docstring to that function", "in the snippet you wrote above, rename data to
 # orders", "same thing but in typescript": a follow-up on the assistant's own last answer.
 _FOLLOW_UP = re.compile(
@@ -212,6 +236,14 @@ _ASKS_FOR_WORK = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _INLINE_CODE = re.compile(r"`[^`\n]{3,}`")
+# "explain this c# snippet, why is it bad: public async void ...", "explain what the timeout in
+# this url means: rtsp://...": what the message pastes after the colon is the thing to explain.
+_EXPLAIN_GIVEN = re.compile(
+    r"^\W*(?:(?:can|could)\s+you\s+|please\s+|pls\s+)?explain\s+(?:to\s+me\s+)?(?:what\s+)?[^:\n]{0,80}?"
+    r"\b(?:this|these|the\s+following)\b[^:\n]{0,80}:\s*\S",
+    re.IGNORECASE,
+)
+MIN_EXPLAINED_WORDS = 3
 _ASKS_AGAIN = re.compile(r"\b(?:please|pls|can|could|would|will|let'?s|also|next|now\s+\w+\s+the)\b|\?", re.IGNORECASE)
 MAX_ACKNOWLEDGEMENT_WORDS = 8
 # "ok cool, the webhook finally returns 200 now, thanks for sticking with me": a longer thanks.
@@ -299,6 +331,15 @@ def asks_a_general_question(text: str) -> bool:
     )
 
 
+def remarks(text: str) -> bool:
+    """Is ``text`` a remark, a feeling or news ("can I just say draw.io is underrated", "just shipped
+    my first telegram bot, i'm proud of it"), with no problem in it and nothing asked? A product
+    named there is talked about, not asked for."""
+    return bool(_REMARK.search(text)) and not any(
+        p.search(text) for p in (_PROBLEM, _ASKS_YOU, _ASKS_SOMETHING_DONE, _ASKS_FOR_WORK)
+    )
+
+
 def acknowledges(text: str) -> bool:
     """Is ``text`` a short reply that acknowledges ("thanks, that test passes now", "perfect,
     ship it") and asks nothing more? The words of a skill in it ("test pass") are no request."""
@@ -330,14 +371,30 @@ def asks_about_the_assistant(text: str) -> bool:
 
 def edits_given_text(text: str) -> bool:
     """Does ``text`` ask to edit words it quotes itself ("fix the grammar: \"me and him has...\"",
-    "rewrite so it sounds less passive-aggressive: '...'")? Plain writing help, no skill."""
-    return bool(_EDIT.search(text)) and next(_quoted(text), None) is not None
+    "rewrite so it sounds less passive-aggressive: '...'"), or that the ask points at and gives
+    ("rewrite this title: \"app broken!!!\"", "make this more formal: hey, so the invoice went
+    out wrong...")? Plain writing help, no skill."""
+    if not (edit := _EDIT.search(text)):
+        return False
+    if next(_quoted(text), None) is not None:
+        return True
+    # "this title: ...", "the grammar: ...": the words given are the text to edit (not "rewrite the
+    # README: add install steps...", instructions; not "rewrite this email, then load it in
+    # instantly: ...", a second request).
+    ask, colon, given = text[edit.start() :].partition(":")
+    if not _POINTS_AT_GIVEN.search(ask) or _CONNECTORS.search(ask):
+        return False
+    return any(len(m.group(1).split()) >= 2 for m in _QUOTE.finditer(text)) or (
+        bool(colon) and len(given.split()) >= MIN_GIVEN_WORDS
+    )
 
 
 def asks_about_shown_code(text: str) -> bool:
     """Is ``text`` a question about code, a log or an error it shows ("why does this deadlock?
     <code>", "terraform plan: <error> safe to force-unlock?"), asking for no work ("fix this:
     <trace>", "why does it fail? track it down")? The model answers from what it is shown."""
+    if (given := _EXPLAIN_GIVEN.search(text)) and len(text[given.end() - 1 :].split()) >= MIN_EXPLAINED_WORDS:
+        return not _ASKS_FOR_WORK.search(text[: given.end()])
     own = prose(text)
     if own == text and not _INLINE_CODE.search(text):
         return False  # nothing shown

@@ -37,6 +37,7 @@ from skillctl.routing.intents import (
     asks_what_it_is,
     edits_given_text,
     follows_up,
+    remarks,
     unquoted,
 )
 from skillctl.routing.manifests import RoutingManifest
@@ -431,6 +432,7 @@ def is_general(message: str) -> bool:
             asks_about_the_assistant,
             edits_given_text,
             acknowledges,
+            remarks,
             follows_up,
         )
     )

@@ -330,18 +330,56 @@ def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
         "rewrite this so it sounds warmer: 'Your request has been denied due to policy.'",
         'can you rephrase "per my last email, see attached" so it is less curt',
         "make this reply friendlier: 'send me the numbers by noon'",
+        # given after a colon, or quoted short, where the ask points at it
+        "make this more formal for a customer email: hey, so the invoice went out wrong, we charged u twice",
+        "tighten this abstract, it's over the 80 word limit: We present a novel approach to protein function",
+        'rewrite this bug report title so it\'s actually useful: "app broken!!!"',
+        'fix the punctuation and capitalization: "we use supabase for auth postgres and storage"',
+        'make this listing description for my used bike more appealing: "Selling my bike. 3 years old."',
     ):
         assert edits_given_text(edit), edit
     for ask in (
         "rewrite my cover letter for this job posting",  # the text is elsewhere: a skill may help
         "fix the grammar in README.md",
         'add a "Contact" page to the site',
+        "rewrite the README: add install steps and a usage section for the new cli flags",  # instructions
+        "rewrite it: shorter please",  # nothing given after the colon
+        # a second request before the colon
+        "rewrite this cold email so it doesn't read as AI, then load it as step 1 of the campaign in instantly:"
+        "\n\nHi {{firstName}}, I hope this email finds you well. In today's competitive landscape...",
     ):
         assert not edits_given_text(ask), ask
 
 
+def test_a_remark_a_feeling_or_news_is_told_from_a_problem_or_a_request():
+    from skillctl.routing.intents import remarks
+
+    for remark in (
+        "can I just say draw.io is the most underrated tool in our company",
+        "just shipped my first telegram bot, it only says hello but i'm proud of it",
+        "honestly kinda sad plex removed some features i liked, anyway",
+        "we finally hit 1000 paying customers on our shopify store today!",
+        "my manager just told me we're switching to linear next month and i'm weirdly excited",
+    ):
+        assert remarks(remark), remark
+    for ask in (
+        "ugh the build broke again",  # a problem to look into
+        "honestly just deploy it",
+        "yay! now merge the PR",
+        "lol can you check my calendar",
+        "i'm so tired of the flaky e2e suite failing on CI",
+        "the deploy is done",  # no remark at all
+    ):
+        assert not remarks(ask), ask
+
+
 def test_a_question_about_code_the_message_shows_is_told_from_asking_for_work_on_it():
     from skillctl.routing.intents import asks_about_shown_code
+
+    # "explain this <thing>: <pasted>": the pasted thing is what to explain
+    assert asks_about_shown_code("explain this c# snippet, why is it bad: public async void Click(object s) { }")
+    assert not asks_about_shown_code("explain this diff and then fix the tests: a b c d e")
+    assert not asks_about_shown_code("explain this codebase to me")
 
     trace = "Traceback (most recent call last):\n  File \"app/jobs.py\", line 12, in run\nKeyError: 'sku'"
     for question in (
