@@ -374,19 +374,30 @@ def edits_given_text(text: str) -> bool:
     "rewrite so it sounds less passive-aggressive: '...'"), or that the ask points at and gives
     ("rewrite this title: \"app broken!!!\"", "make this more formal: hey, so the invoice went
     out wrong...")? Plain writing help, no skill."""
+    return edit_request(text) is not None
+
+
+def edit_request(text: str) -> str | None:
+    """The ask of a message that gives the text to edit (:func:`edits_given_text`), without that
+    text ("polish this landing page copy: <copy>" -> "polish this landing page copy"), or None.
+    The text to edit is the material, not the request: a skill for the edit (a copy editor, a
+    humanizer) is found by the ask, not by the topic of what is pasted."""
     if not (edit := _EDIT.search(text)):
-        return False
+        return None
     if next(_quoted(text), None) is not None:
-        return True
+        return unquoted(text)
     # "this title: ...", "the grammar: ...": the words given are the text to edit (not "rewrite the
     # README: add install steps...", instructions; not "rewrite this email, then load it in
     # instantly: ...", a second request).
     ask, colon, given = text[edit.start() :].partition(":")
     if not _POINTS_AT_GIVEN.search(ask) or _CONNECTORS.search(ask):
-        return False
-    return any(len(m.group(1).split()) >= 2 for m in _QUOTE.finditer(text)) or (
-        bool(colon) and len(given.split()) >= MIN_GIVEN_WORDS
-    )
+        return None
+    if colon and len(given.split()) >= MIN_GIVEN_WORDS:
+        return text[: edit.start()] + ask
+    short = [m for m in _QUOTE.finditer(text) if len(m.group(1).split()) >= 2]
+    for passage in reversed(short):
+        text = text[: passage.start()] + " " + text[passage.end() :]
+    return text if short else None
 
 
 def asks_about_shown_code(text: str) -> bool:

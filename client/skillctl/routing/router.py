@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from skillctl.routing.aggregation import routing_text
 from skillctl.routing.compiled import CompiledManifest
-from skillctl.routing.intents import sentences, split_intents
+from skillctl.routing.intents import edit_request, sentences, split_intents
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.scoring import (
     Match,
@@ -89,6 +89,10 @@ class Router:
         text, typos = self._read(text)
         if typos or text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
+        if self.semantic and (ask := edit_request(text)) is not None:
+            # "polish this landing page copy: <copy>": the pasted text is the material, and its
+            # topic no request (a copy editor is asked for, not a skill about what the copy sells).
+            text, query_vector = ask, None
         encoded: dict[str, object] = {}  # text -> vector, within this message
         # Judged once, for the whole message and each of its parts: a part of a general message is
         # general too ("what's the difference between SPF and DKIM? our emails from resend land in

@@ -332,3 +332,27 @@ def test_a_request_in_the_words_of_a_skills_body_reaches_it(corpus_dir, monkeypa
     monkeypatch.setattr(manifests, "MAX_PASSAGES", 0)
     without = SkillSet.from_dir(root, semantic=True, ignore_gates=True, reindex=True)
     assert without.route(message, recent=False)[0].name == "topydo"
+
+
+def test_a_request_to_edit_pasted_text_is_routed_by_its_ask_not_by_the_texts_topic(corpus_dir, monkeypatch, tmp_path):
+    """ "polish this landing page copy: <copy>": the copy is the material. Routed as one message, the
+    copy's topic pulled the message away from copy-editing and the edit read as general writing
+    help, so nothing was routed; routed by its ask, copy-editing is."""
+    from skillctl.routing import router
+    from skillctl.skillset import SkillSet
+
+    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
+    names = {"copy-editing", "latchbio-integration", "openclaw-serper", "gtm-technical-product-pricing"}
+    chosen = [p for p in route_real.listed(("skills-blind.txt",)) if p.rsplit("/", 1)[-1] in names]
+    assert len(chosen) == len(names)
+    root = route_real.install(tmp_path / "skills", paths=chosen)
+    message = (
+        "polish this landing page copy: The all-in-one platform for modern teams. "
+        "Collaborate, ship, and grow faster than ever before."
+    )
+
+    skills = SkillSet.from_dir(root, semantic=True, ignore_gates=True)
+    assert [m.name for m in skills.route(message, recent=False)][:1] == ["copy-editing"]
+
+    monkeypatch.setattr(router, "edit_request", lambda text: None)
+    assert SkillSet.from_dir(root, semantic=True, ignore_gates=True).route(message, recent=False) == []

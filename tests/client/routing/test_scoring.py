@@ -351,6 +351,25 @@ def test_editing_text_the_message_quotes_is_told_from_editing_a_file():
         assert not edits_given_text(ask), ask
 
 
+def test_the_ask_of_an_edit_is_the_message_without_the_text_it_gives():
+    from skillctl.routing.intents import edit_request
+
+    assert edit_request("polish this landing page copy: The all-in-one platform for modern teams, built to ship") == (
+        "polish this landing page copy"
+    )
+    assert edit_request('fix the grammar: "their going to the meeting with we"').split() == ["fix", "the", "grammar:"]
+    assert edit_request('rewrite this title so it\'s useful: "app broken!!!"').split() == [
+        "rewrite",
+        "this",
+        "title",
+        "so",
+        "it's",
+        "useful:",
+    ]
+    assert edit_request("rewrite the README: add install steps and a usage section for the new cli flags") is None
+    assert edit_request("deploy the api") is None
+
+
 def test_a_remark_a_feeling_or_news_is_told_from_a_problem_or_a_request():
     from skillctl.routing.intents import remarks
 
