@@ -132,6 +132,21 @@ _ASKS_SOMETHING_DONE = re.compile(
     r"|convert|translate|summari[sz]e|draft|remind|email|deploy|start|stop|restart|open|close)\b",
     re.IGNORECASE,
 )
+# "if stripe charges 2.9% + 30c, how much do I net on $19?", "a 4K video at 30fps for 90 seconds, how
+# many frames is that": arithmetic on numbers the message gives, which the model does itself
+# (not "how much did we spend on aws in march": data to look up).
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+MIN_NUMBERS = 2
+_HOW_MUCH = re.compile(
+    r"\b(?:how\s+(?:much|many|long|big|fast)|what'?s|whats|what\s+(?:is|are|would|will)|does\s+it|do\s+we"
+    r"|when\s+(?:do|does|will|would)|roughly|in\s+total)\b",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?|q[1-4])\b|\d{1,2}/\d{1,2}|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
 # "can I just say draw.io is underrated", "just shipped my first telegram bot, i'm proud of it",
 # "honestly kinda sad plex removed some features": a remark, a feeling or news, which asks nothing
 # (not "ugh the build broke again": a problem to look into).
@@ -328,6 +343,20 @@ def asks_a_general_question(text: str) -> bool:
         and not any(p.search(first) for p in (_OWN_THINGS, _LIVE, _SPECIFIC, _LIVE_STATE))
         and "://" not in text
         and not any(_ASKS_SOMETHING_DONE.search(part) for part in rest)
+    )
+
+
+def asks_for_arithmetic(text: str) -> bool:
+    """Is ``text`` arithmetic on numbers it gives ("if stripe charges 2.9% + 30c, how much do I
+    net on $19?", "100 mbps link, 1.2 TB backup, does it finish in 8 hours?"), about no date, no
+    time and no state of the world now, asking nothing done? The product named there is the
+    setting of a sum, not a request."""
+    return (
+        len(_NUMBER.findall(text)) >= MIN_NUMBERS
+        and bool(_HOW_MUCH.search(text))
+        and "://" not in text
+        and not _ASKS_SOMETHING_DONE.match(text.lstrip(" \t\n-*>\"'"))  # "book 2 tickets, how much in total"
+        and not any(p.search(text) for p in (_DATE, _LIVE, _SPECIFIC, _LIVE_STATE, _ASKS_YOU, _ASKS_FOR_WORK))
     )
 
 

@@ -34,6 +34,7 @@ from skillctl.routing.intents import (
     asks_about_the_assistant,
     asks_about_the_world,
     asks_for_advice,
+    asks_for_arithmetic,
     asks_what_it_is,
     edits_given_text,
     follows_up,
@@ -433,6 +434,7 @@ def is_general(message: str) -> bool:
             edits_given_text,
             acknowledges,
             remarks,
+            asks_for_arithmetic,
             follows_up,
         )
     )

@@ -370,6 +370,26 @@ def test_the_ask_of_an_edit_is_the_message_without_the_text_it_gives():
     assert edit_request("deploy the api") is None
 
 
+def test_arithmetic_on_numbers_the_message_gives_is_told_from_data_to_look_up():
+    from skillctl.routing.intents import asks_for_arithmetic
+
+    for sum_ in (
+        "if stripe charges 2.9% + 30c, how much do i actually net on a $19/month subscription",
+        "100 mbps link, 1.2 TB nightly backup, does it finish in an 8 hour window?",
+        "a 4K video at 30fps for 90 seconds in remotion, how many frames is that",
+    ):
+        assert asks_for_arithmetic(sum_), sum_
+    for ask in (
+        "how much did we spend on aws in march 2024 across 3 accounts",  # data to look up
+        "what is 250 usd in eur and 100 gbp at today's rate",  # a rate now
+        "book 2 tickets for the 7pm show, how much in total",  # a request first
+        "what's the weather for the next 3 days in 2 cities",
+        "can you total the 12 invoices from 3 vendors",
+        "how many users signed up",  # no numbers given
+    ):
+        assert not asks_for_arithmetic(ask), ask
+
+
 def test_a_remark_a_feeling_or_news_is_told_from_a_problem_or_a_request():
     from skillctl.routing.intents import remarks
 
