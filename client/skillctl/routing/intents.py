@@ -43,7 +43,8 @@ _CONCEPT_QUESTION = re.compile(
 _COMPARISON = re.compile(
     r"\b(?:difference|differences|diff)\s+between\b|\bhow\s+(?:is|are)\s+\S+(?:\s+\S+){0,4}?\s+different\s+from\b"
     # "blazor server vs blazor webassembly, what's the difference", "em dash vs en dash, when to use which"
-    r"|\b(?:vs\.?|versus)\s[^\n]{1,80}?\b(?:(?:the\s+)?(?:real\s+|actual\s+|main\s+)?diff(?:erence)?s?\b(?!\s+(?:of|in|on|to|from)\b)"
+    # "redis hash vs a json string under one key, what's the tradeoff"
+    r"|\b(?:vs\.?|versus)\s[^\n]{1,80}?\b(?:(?:the\s+)?(?:real\s+|actual\s+|main\s+)?(?:diff(?:erence)?s?|trade-?offs?)\b(?!\s+(?:of|in|on|to|from)\b)"
     r"|which\s+(?:one\s+)?(?:should|to|do|is\s+better)\b|when\s+(?:to|do\s+i|should\s+i)\s+use)",
     re.IGNORECASE,
 )
@@ -79,6 +80,10 @@ _WORLD_QUESTION = re.compile(
     r"|how\s+do\s+you\s+(?:say|spell|pronounce)\s+.{1,40}?\s+in\s+(?:\w+(?:ish|ese)|french|german|italian|dutch"
     r"|russian|arabic|hindi|korean|greek|latin|hebrew|english|portuguese)"
     r"|(?:what'?s|what\s+is|tell\s+me)\s+(?:about\s+)?the\s+history\s+of"
+    # "history of OCR, who built the first...", "the origin of the term bug", "how did the name
+    # Gong come about", "why did microsoft call it power platform"
+    r"|(?:the\s+)?(?:history|origins?)\s+of\b|how\s+did\s+(?:the\s+)?(?:name|term|word)\b"
+    r"|why\s+did\s+\S+(?:\s+\S+)?\s+(?:call|name|rename)\b"
     r"|tell\s+me\s+(?:a|an|another|some)\s+(?:\w+\s+)?(?:joke|story|fun\s+fact|fact|riddle|poem)s?)\b",
     re.IGNORECASE,
 )

@@ -189,6 +189,7 @@ def test_a_question_about_a_concept_is_told_from_one_about_the_writers_things():
         "grpc streaming, just want the big picture before the meeting",
         "trying to understand the tradeoff between eventual and strong consistency",
         "explain CORS for my non-technical cofounder",
+        "redis hash vs storing a json string under a single key, what's the tradeoff",
     ):
         assert asks_what_it_is(concept), concept
     for own in (
@@ -261,6 +262,10 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         "what year did the berlin wall fall",
         "how do you say 'deadline' in german",
         "what was the first website ever made?",
+        "history of OCR, who built the first practical OCR machine",
+        "the origin of the term 'bug' in computing, is the moth story real",
+        "how did the name Gong for the sales call software come about",
+        "why did microsoft call it Power Platform",
     ):
         assert asks_about_the_world(world), world
     for ask in (
@@ -272,6 +277,7 @@ def test_general_knowledge_and_chat_are_told_from_questions_about_the_writers_th
         "tell me the history of our billing service",
         "make a joke generator, who knows",  # not how it opens
         "how do you write tests in jest",  # a how-to, not a language question
+        "history of my git branch, squashed",  # the writer's own thing
     ):
         assert not asks_about_the_world(ask), ask
 
