@@ -209,7 +209,7 @@ _EITHER_OR = re.compile(
 _ABOUT_YOU = re.compile(
     r"\b(?:(?:what|which)\s+(?:model|llm|ai|version)\s+are\s+you|are\s+you\s+(?:an?\s+)?(?:ai|bot|human|robot|gpt|claude|chatgpt)"
     r"|who\s+(?:made|built|trained|created)\s+you|do\s+you\s+(?:have\s+access\s+to|remember|know\s+who|ever\s+get)"
-    r"|can\s+you\s+see\s+my)\b",
+    r"|can\s+you\s+see\s+my|(?:keep|make)\s+this\s+(?:conversation|chat)\b)\b",
     re.IGNORECASE,
 )
 # "fix the grammar: \"me and him has been...\"", "rewrite so it sounds friendlier: '...'": editing
@@ -235,6 +235,7 @@ _POINTS_AT_GIVEN = re.compile(
 # orders", "same thing but in typescript": a follow-up on the assistant's own last answer.
 _FOLLOW_UP = re.compile(
     r"\b(?:you\s+(?:just\s+)?(?:wrote|gave|suggested|showed|posted|made)"
+    r"|you\s+(?:said|mentioned|told\s+me)\s+(?:earlier|before|above|that)"
     r"|(?:to|in|on|for)\s+that\s+(?:function|snippet|code|answer|version|example|script|query|regex|paragraph)"
     r"|same\s+thing\s+but|do\s+the\s+same(?:\s+thing)?\s+(?:for|with|to)|(?:do|write)\s+(?:it|that|this)\s+(?:without|with|in|using)"
     r"|that\s+didn'?t\s+work|same\s+error)\b",

@@ -322,7 +322,13 @@ def test_advice_and_opinion_are_told_from_requests():
 def test_a_question_about_the_assistant_is_no_request():
     from skillctl.routing.intents import asks_about_the_assistant
 
-    for about in ("which model are you?", "do you have access to my calendar?", "who trained you", "are you an AI"):
+    for about in (
+        "which model are you?",
+        "do you have access to my calendar?",
+        "who trained you",
+        "are you an AI",
+        "can we keep this conversation about kotlin only? i'll ask about the frontend later",
+    ):
         assert asks_about_the_assistant(about), about
     for ask in ("give the bot access to my calendar", "what model should we fine-tune for this?"):
         assert not asks_about_the_assistant(ask), ask
@@ -475,6 +481,7 @@ def test_a_follow_up_on_the_last_answer_is_told_from_a_new_request():
         "can we do it without pandas?",
         "that didn't work, same error as before",
         "now do the same thing for the update endpoint",
+        "you said earlier that HNSW is approximate. does that mean results can change between runs?",
     ):
         assert follows_up(follow), follow
     for ask in ("add type hints to utils/pricing.py", "write a query for the top customers", "do it again tomorrow"):
