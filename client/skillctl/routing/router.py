@@ -89,9 +89,7 @@ class Router:
         text, typos = self._read(text)
         if typos or text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
-        if self.semantic and (ask := edit_request(text)) is not None:
-            # "polish this landing page copy: <copy>": the pasted text is the material, and its
-            # topic no request (a copy editor is asked for, not a skill about what the copy sells).
+        if (ask := self._ask(text)) != text:
             text, query_vector = ask, None
         encoded: dict[str, object] = {}  # text -> vector, within this message
         # Judged once, for the whole message and each of its parts: a part of a general message is
@@ -126,11 +124,19 @@ class Router:
         if not text.strip() or len(self.index) == 0:
             return []
         text, typos = self._read(text)
-        ranked = _read_as(self._route_text(text, frozenset(), gated=False), typos)
+        ranked = _read_as(self._route_text(self._ask(text), frozenset(), gated=False), typos)
         return [
             (m, why_not_routed(m, best=i == 0, w=self.weights, offline=not self.index.has_queries(m.name)))
             for i, m in enumerate(ranked)
         ]
+
+    def _ask(self, text: str) -> str:
+        """What semantic routing reads of ``text``: a message that gives the text to edit ("polish
+        this landing page copy: <copy>") by its ask alone, the pasted text being the material and
+        its topic no request (a copy editor is asked for, not a skill about what the copy sells)."""
+        if self.semantic and (ask := edit_request(text)) is not None:
+            return ask
+        return text
 
     def _read(self, text: str) -> tuple[str, list[tuple[str, str]]]:
         """``text`` with its typos read as the skills' words (the speller is built only for a

@@ -353,6 +353,9 @@ def test_a_request_to_edit_pasted_text_is_routed_by_its_ask_not_by_the_texts_top
 
     skills = SkillSet.from_dir(root, semantic=True, ignore_gates=True)
     assert [m.name for m in skills.route(message, recent=False)][:1] == ["copy-editing"]
+    # `route --explain` reads the message the same way
+    [(best, why), *_] = skills.router().nearest(message)
+    assert best.name == "copy-editing" and why == "passes the gate"
 
     monkeypatch.setattr(router, "edit_request", lambda text: None)
     assert SkillSet.from_dir(root, semantic=True, ignore_gates=True).route(message, recent=False) == []
