@@ -301,6 +301,14 @@ def test_a_distinctive_name_word_lets_the_best_skill_through_under_the_floor():
     assert routed("card ending 4471, august spend by merchant?") == []  # the same evidence, no name word
 
 
+def _install_blind(names: set[str], corpus_dir, monkeypatch, tmp_path) -> Path:
+    """The blind set's skills named ``names`` (by folder), installed under ``tmp_path``."""
+    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
+    chosen = [p for p in route_real.listed(("skills-blind.txt",)) if p.rsplit("/", 1)[-1] in names]
+    assert len(chosen) == len(names)
+    return route_real.install(tmp_path / "skills", paths=chosen)
+
+
 def test_a_request_in_the_words_of_a_skills_body_reaches_it(corpus_dir, monkeypatch, tmp_path):
     """task-tracker's description is about tracking tasks; its body lists "Extract from notes -
     Pull action items from meeting notes". The body's passages are its examples: without them topydo (a todo.txt
@@ -308,7 +316,6 @@ def test_a_request_in_the_words_of_a_skills_body_reaches_it(corpus_dir, monkeypa
     from skillctl.routing import manifests
     from skillctl.skillset import SkillSet
 
-    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
     names = {
         "task-tracker",
         "topydo",
@@ -317,9 +324,7 @@ def test_a_request_in_the_words_of_a_skills_body_reaches_it(corpus_dir, monkeypa
         "azure-cli",
         "unraid",
     }
-    chosen = [p for p in route_real.listed(("skills-blind.txt",)) if p.rsplit("/", 1)[-1] in names]
-    assert len(chosen) == len(names)
-    root = route_real.install(tmp_path / "skills", paths=chosen)
+    root = _install_blind(names, corpus_dir, monkeypatch, tmp_path)
     message = (
         "here are my notes from the product sync, pull out the action items and add them as tasks:\n"
         "- Sam to finish onboarding redesign by the 14th\n- me: send pricing deck to Lena before thurs"
@@ -341,11 +346,8 @@ def test_a_request_to_edit_pasted_text_is_routed_by_its_ask_not_by_the_texts_top
     from skillctl.routing import router
     from skillctl.skillset import SkillSet
 
-    route_real = _bench(corpus_dir, monkeypatch, tmp_path)
     names = {"copy-editing", "latchbio-integration", "openclaw-serper", "gtm-technical-product-pricing"}
-    chosen = [p for p in route_real.listed(("skills-blind.txt",)) if p.rsplit("/", 1)[-1] in names]
-    assert len(chosen) == len(names)
-    root = route_real.install(tmp_path / "skills", paths=chosen)
+    root = _install_blind(names, corpus_dir, monkeypatch, tmp_path)
     message = (
         "polish this landing page copy: The all-in-one platform for modern teams. "
         "Collaborate, ship, and grow faster than ever before."
