@@ -162,7 +162,8 @@ class Router:
         sem = self.weights.semantic
         cosines, examples = self.vectors.scores(vectors[0])
         whitened = self._whitened(vectors[0])
-        no_skill = self.no_skill().score(vectors[0], sem.no_skill_k)
+        reference = self.no_skill()
+        no_skill = whole = reference.score(vectors[0], sem.no_skill_k)
         closest = None
         if len(views) > 1:
             # Per skill without synthetic queries, the view (the whole message or one of its
@@ -180,7 +181,10 @@ class Router:
             best_example = np.max([e for _, e in scored], axis=0)
             cosines = np.where(offline, np.maximum(cosines, (1 - share) * cosines + share * best_cosine), cosines)
             examples = np.where(offline, np.maximum(examples, (1 - share) * examples + share * best_example), examples)
-            no_skill = max(no_skill, *(self.no_skill().score(v, sem.no_skill_k) for v in vectors[1:]))
+            no_skill = max(no_skill, *(reference.score(v, sem.no_skill_k) for v in vectors[1:]))
+        # How much chattier the whole message's form makes it (its sentences' forms do not count:
+        # a long request's aside, "thanks, this helps a lot", reads as chat on its own).
+        form = sem.chat_form_weight * reference.chat_form(vectors[0]) if sem.chat_form_weight else 0.0
         matches = rank_semantic(
             self.index,
             text,
@@ -188,6 +192,7 @@ class Router:
             examples=examples,
             whitened=whitened,
             no_skill=no_skill,
+            chat_form=max(0.0, whole + form - no_skill),
             recent=recent,
             w=self.weights,
             gated=gated,

@@ -350,6 +350,7 @@ def rank_semantic(
     examples: Scores | None = None,
     whitened: Scores | None = None,
     no_skill: float = 0.0,
+    chat_form: float = 0.0,
     recent: frozenset[str] = frozenset(),
     w: Weights = DEFAULT_WEIGHTS,
     gated: bool = True,
@@ -362,7 +363,10 @@ def rank_semantic(
     synthetic query (the centroid again for a skill without any); ``whitened``: centroid +
     ``example_weight`` * example cosines in the whitened space (None: no whitening), added to
     the rank with ``whitened_weight`` (the gate and floor stay on the evidence); ``no_skill``: how close the
-    message is to messages that need no skill (:meth:`semantic.NoSkillReference.score`).
+    message is to messages that need no skill (:meth:`semantic.NoSkillReference.score`);
+    ``chat_form``: how much more it reads as chat by its form (``chat_form_weight`` x
+    :meth:`semantic.NoSkillReference.chat_form`), added to that likeness at the gate of a skill
+    without synthetic queries (:func:`likeness`).
     Evidence = centroid + ``example_weight`` * example (+ name mention, - negative constraint,
     + recent use); the rank adds ``bm25_weight`` * normalised BM25 and ``lexical_weight`` *
     capped points. Nothing is routed unless the best skill passes :func:`passes_gate`; the
@@ -388,6 +392,7 @@ def rank_semantic(
             float(best[i]),
             bm25.get(i, 0.0),
             float(no_skill),
+            float(chat_form),
             hits.get(i),
             recent,
             w,
@@ -475,7 +480,7 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     agreed = (
         ranked[0].name
         if best["evidence"] >= sem.rescue_agreed_floor
-        and best["evidence"] - sem.no_skill_weight * best["no_skill"] >= sem.rescue_agreed_no_skill
+        and best["evidence"] - sem.no_skill_weight * likeness(best, offline=True) >= sem.rescue_agreed_no_skill
         else None
     )
     rescued = [
@@ -524,11 +529,21 @@ def _gate_evidence(components: Mapping[str, float]) -> float:
     return components["evidence"]
 
 
+def likeness(components: Mapping[str, float], *, offline: bool) -> float:
+    """How much the message reads like one that needs no skill, at the gate: its no-skill
+    neighbours, and for a skill without synthetic queries its form too (a question about the
+    skill's topic has the topic's evidence; a gate calibrated on synthetic queries, MetaTool's,
+    weighs the neighbours alone)."""
+    return components["no_skill"] + (components.get("chat_form", 0.0) if offline else 0.0)
+
+
 def passes_gate(components: Mapping[str, float], w: Weights = DEFAULT_WEIGHTS, *, offline: bool = False) -> bool:
     """Does the best skill's semantic evidence say "this message needs a skill"?"""
     threshold, floor = _gate(components, w, offline)
     evidence = _gate_evidence(components)
-    return evidence >= threshold and evidence - w.semantic.no_skill_weight * components["no_skill"] >= floor
+    return (
+        evidence >= threshold and evidence - w.semantic.no_skill_weight * likeness(components, offline=offline) >= floor
+    )
 
 
 def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, offline: bool = False) -> str:
@@ -539,7 +554,7 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
         if match.score >= w.lexical.threshold:
             return "passes the threshold"  # the message routes (asked about a message that does)
         return f"{match.score:.2f} points, below the threshold {w.lexical.threshold:g}"
-    evidence, no_skill = _gate_evidence(c), c["no_skill"]
+    evidence, no_skill = _gate_evidence(c), likeness(c, offline=offline)
     if not best:
         if evidence < sem.semantic_floor:
             return f"semantic evidence {evidence:.3f}, below the floor {sem.semantic_floor:g}"
@@ -550,8 +565,10 @@ def why_not_routed(match: Match, *, best: bool, w: Weights = DEFAULT_WEIGHTS, of
     margin = evidence - sem.no_skill_weight * no_skill
     if margin >= floor:
         return "passes the gate"  # the message routes (asked about a message that does)
+    form = c.get("chat_form", 0.0) if offline else 0.0
+    by_form = f", {form:.3f} of it by its form, chat rather than a request" if form else ""
     return (
-        f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}: "
+        f"reads like a message that needs no skill (generic-chat likeness {no_skill:.3f}{by_form}: "
         f"evidence - {sem.no_skill_weight:g} x likeness = {margin:.3f}, below {floor:g}{kind})"
     )
 
@@ -562,6 +579,7 @@ def _semantic_match(
     example: float,
     bm25: float,
     no_skill: float,
+    chat_form: float,
     hit: _Hits | None,
     recent: frozenset[str],
     w: Weights,
@@ -583,7 +601,8 @@ def _semantic_match(
         + (f", whitened {whitened:.3f}" if whitened is not None else ""),
         f"bm25 {bm25:.2f}",
         f"lexical {points:.2f} points",
-        f"generic-chat likeness {no_skill:.3f}",
+        f"generic-chat likeness {no_skill:.3f}"
+        + (f" (+{chat_form:.3f} by its form, for a skill without synthetic queries)" if chat_form else ""),
     ]
     if recent_boost:
         reasons.append(f"recently used (+{recent_boost:g})")
@@ -597,6 +616,7 @@ def _semantic_match(
         "negative": -negative,
         "recent": recent_boost,
         "no_skill": no_skill,
+        "chat_form": chat_form,
         "evidence": evidence,
     }
     return Match(name, score, reasons, components)

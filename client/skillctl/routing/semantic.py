@@ -44,6 +44,10 @@ MODEL_ID = f"all-MiniLM-L6-v2-onnx-int8+wordllama-l2-supercat-256@{STATIC_SHARE:
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
 NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
+# A linear probe on the message's vector: does it read like a request for work or like chat?
+# Trained by bench/train_request_form.py on the dev splits of bench/route_real.py and
+# data/no-skill.txt; read only under the MODEL_ID it was trained on.
+REQUEST_FORM = Path(__file__).parent / "data" / "request-form.npz"
 MAX_TOKENS = 128  # the length MiniLM was trained at; routing messages are shorter
 # Texts per run when encoding many (an index build): sorted by length first, so a batch pads
 # little; ~20% faster per text than one at a time. Padded batches of mixed lengths were slower.
@@ -379,12 +383,18 @@ class NoSkillReference:
     """What "needs no skill" looks like: the vectors of data/no-skill.txt (general knowledge,
     advice, opinions, creative requests, chit-chat...). A message's no-skill score is the mean
     cosine of its ``k`` closest reference messages (k nearest neighbours): "is this message
-    closer to something answered without a skill than to the best skill's examples?"."""
+    closer to something answered without a skill than to the best skill's examples?".
 
-    def __init__(self, vectors) -> None:
+    Neighbours see topic more than form: "why is telegram's bot api so popular" sits near a
+    telegram skill and far from every reference message. ``form`` (a probe's weights and bias,
+    see :data:`REQUEST_FORM`) reads the form: how far the message is on the chat side of
+    "a request for work" (:meth:`chat_form`)."""
+
+    def __init__(self, vectors, form: tuple | None = None) -> None:
         import numpy as np
 
         self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.form = None if form is None else (np.asarray(form[0], dtype=np.float32), float(form[1]))
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -401,6 +411,14 @@ class NoSkillReference:
         k = min(int(k), len(sims))
         top = sims[np.argpartition(sims, len(sims) - k)[len(sims) - k :]] if k < len(sims) else sims
         return float(top.mean())
+
+    def chat_form(self, vector) -> float:
+        """How far the message reads as chat rather than a request for work: the probe's
+        log-odds against "a request", 0 where it reads as one (or without a probe)."""
+        if self.form is None or len(vector) != len(self.form[0]):
+            return 0.0
+        weights, bias = self.form
+        return max(0.0, -float(weights @ vector + bias))
 
 
 _no_skill: NoSkillReference | None = None
@@ -420,17 +438,32 @@ def no_skill_reference(encoder) -> NoSkillReference:
 
     texts = no_skill_texts()
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
+    form = request_form()
     try:
         with np.load(NO_SKILL_CACHE, allow_pickle=False) as cached:
             if str(cached["sha256"]) == digest and str(cached["model"]) == MODEL_ID:
-                _no_skill = NoSkillReference(cached["vectors"].astype(np.float32))
+                _no_skill = NoSkillReference(cached["vectors"].astype(np.float32), form)
                 return _no_skill
     except (OSError, ValueError, KeyError):
         pass
-    _no_skill = NoSkillReference(encoder.encode(texts))
+    _no_skill = NoSkillReference(encoder.encode(texts), form)
     try:
         with open(NO_SKILL_CACHE, "wb") as f:
             np.savez(f, model=np.array(MODEL_ID), sha256=np.array(digest), vectors=_no_skill.vectors.astype(np.float16))
     except OSError:
         pass  # a read-only install: encoded again next process
     return _no_skill
+
+
+def request_form(path: Path = REQUEST_FORM) -> tuple | None:
+    """The shipped request-form probe (weights, bias), or None: missing, unreadable, or trained
+    on vectors of another model (its scores would mean nothing)."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as probe:
+            if str(probe["model"]) != MODEL_ID or probe["weights"].shape != (DIM,):
+                return None
+            return probe["weights"].astype(np.float32), float(probe["bias"])
+    except (OSError, ValueError, KeyError):
+        return None

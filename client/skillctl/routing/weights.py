@@ -58,6 +58,11 @@ class SemanticWeights:
     no_skill_weight: float = 2.0
     no_skill_threshold: float = -0.04
     no_skill_k: int = 3
+    # The whole message's likeness gains chat_form_weight x how far it reads as chat rather than
+    # a request (NoSkillReference.chat_form: a probe's log-odds): a question or a remark about a
+    # skill's own topic has the topic's evidence and no close reference message. Grid .02-.2
+    # with the probe trained leaving each dev set out (bench/README, "Request form round").
+    chat_form_weight: float = 0.1
     semantic_floor: float = 0.40
     # Skills without synthetic queries (offline manifests, what most installed skills have):
     # evidence is the description cosine + .5 x the closest of it and the body's passages

@@ -301,10 +301,11 @@ def test_a_distinctive_name_word_lets_the_best_skill_through_under_the_floor():
     assert routed("card ending 4471, august spend by merchant?") == []  # the same evidence, no name word
 
 
-def _install_blind(names: set[str], corpus_dir, monkeypatch, tmp_path) -> Path:
-    """The blind set's skills named ``names`` (by folder), installed under ``tmp_path``."""
+def _install_blind(names: set[str], corpus_dir, monkeypatch, tmp_path, listed: str = "skills-blind.txt") -> Path:
+    """The skills named ``names`` (by folder) of one of the bench's lists (the blind set's by
+    default), installed under ``tmp_path``."""
     route_real = _bench(corpus_dir, monkeypatch, tmp_path)
-    chosen = [p for p in route_real.listed(("skills-blind.txt",)) if p.rsplit("/", 1)[-1] in names]
+    chosen = [p for p in route_real.listed((listed,)) if p.rsplit("/", 1)[-1] in names]
     assert len(chosen) == len(names)
     return route_real.install(tmp_path / "skills", paths=chosen)
 
@@ -361,3 +362,32 @@ def test_a_request_to_edit_pasted_text_is_routed_by_its_ask_not_by_the_texts_top
 
     monkeypatch.setattr(router, "edit_request", lambda text: None)
     assert SkillSet.from_dir(root, semantic=True, ignore_gates=True).route(message, recent=False) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "topic"),
+    [
+        ("coverage guided fuzzers are wild, how do they even decide what input to try next", "aflpp"),
+        ("what's the deal with async void in c#, everyone says it's bad", "csharp-async"),
+    ],
+)
+def test_chat_about_a_skills_own_topic_reads_as_chat_not_as_a_request(
+    message, topic, corpus_dir, monkeypatch, tmp_path
+):
+    """A remark or a question on a skill's own topic has the topic's evidence and no close
+    no-skill reference message; the request-form probe reads its form (chat, not a request for
+    work), and the gate says no skill. Without the probe, the skill was routed."""
+    from skillctl.skillset import SkillSet
+
+    names = {"aflpp", "csharp-async", "telegram-bot", "mailchimp", "todoist-manager", "github-issue-creator"}
+    root = _install_blind(names, corpus_dir, monkeypatch, tmp_path, "skills-chat.txt")
+    assert SkillSet.from_dir(root, semantic=True, ignore_gates=True).route(message, recent=False) == []
+    formless = DEFAULT_WEIGHTS.with_values(chat_form_weight=0.0)
+    routed = SkillSet.from_dir(root, semantic=True, ignore_gates=True, weights=formless).route(message, recent=False)
+    assert [m.name for m in routed][:1] == [topic]
+    # and a request on the same topic still routes
+    request = {
+        "aflpp": "set up afl++ to fuzz our png parser",
+        "csharp-async": "convert these async void handlers in our c# service to async Task",
+    }[topic]
+    assert SkillSet.from_dir(root, semantic=True, ignore_gates=True).route(request, recent=False)[0].name == topic

@@ -380,6 +380,90 @@ def test_router_gate_uses_the_nearest_no_skill_messages():
     assert 0 < match.components["no_skill"] < 1
 
 
+def test_chat_form_is_the_probes_log_odds_against_a_request_on_the_chat_side_only():
+    from skillctl.routing.semantic import NoSkillReference
+
+    # A probe whose "request" direction is the first axis, with a bias of -0.5.
+    ref = NoSkillReference(np.eye(3, dtype=np.float32), form=(np.array([2.0, 0, 0]), -0.5))
+    assert ref.chat_form(np.array([1, 0, 0], dtype=np.float32)) == 0.0  # log-odds +1.5: a request
+    assert ref.chat_form(np.array([0, 1, 0], dtype=np.float32)) == pytest.approx(0.5)
+    assert ref.chat_form(np.array([-1, 0, 0], dtype=np.float32)) == pytest.approx(2.5)
+    assert ref.chat_form(np.ones(4, dtype=np.float32)) == 0.0  # a vector of another model: no reading
+    assert NoSkillReference(np.eye(3, dtype=np.float32)).chat_form(np.array([0, 1, 0])) == 0.0  # no probe
+
+
+def test_the_router_adds_the_whole_messages_chat_form_at_the_gate_of_a_skill_without_queries():
+    from skillctl.routing.semantic import NoSkillReference
+
+    def router(queries=(), **weights):
+        w = Weights(
+            semantic=SemanticWeights(
+                semantic_threshold=0.8,
+                no_skill_weight=1.0,
+                no_skill_threshold=0.2,
+                offline_threshold=0.8,
+                offline_no_skill_threshold=0.2,
+                lexical_rescue=False,
+                **weights,
+            )
+        )
+        made = pdf_router(w, queries=list(queries))
+        # A probe reading everything as chat (bias -3): log-odds 3
+        made._no_skill = NoSkillReference(made.no_skill().vectors, form=(np.zeros(3), -3.0))
+        return made
+
+    [match] = router().route("pdf merge these")
+    weight = DEFAULT_WEIGHTS.semantic.chat_form_weight
+    assert match.components["chat_form"] == pytest.approx(3 * weight)
+    assert any(f"+{3 * weight:.3f} by its form" in r for r in match.reasons)
+    heavy = router(chat_form_weight=1.0)
+    assert heavy.route("pdf merge these") == []  # reads as chat: the gate says no skill
+    [(best, why)] = heavy.nearest("pdf merge these")
+    assert best.name == "pdf-tools" and "3.000 of it by its form" in why
+    # a skill with synthetic queries keeps its gate, calibrated on them without the form
+    assert [m.name for m in router(queries=["merge two pdf files"], chat_form_weight=1.0).route("pdf merge these")] == [
+        "pdf-tools"
+    ]
+    assert router(chat_form_weight=0.0).route("pdf merge these")[0].components["chat_form"] == 0.0
+
+
+def test_request_form_is_read_only_for_the_model_it_was_trained_on(tmp_path):
+    from skillctl.routing import semantic
+
+    weights, bias = semantic.request_form()  # shipped, for these vectors
+    assert weights.shape == (semantic.DIM,) and weights.dtype == np.float32 and np.isfinite(bias)
+    other = tmp_path / "other.npz"
+    np.savez(other, model=np.array("another-model"), weights=weights, bias=np.array(bias))
+    assert semantic.request_form(other) is None
+    short = tmp_path / "short.npz"
+    np.savez(short, model=np.array(semantic.MODEL_ID), weights=weights[:10], bias=np.array(bias))
+    assert semantic.request_form(short) is None
+    (tmp_path / "broken.npz").write_bytes(b"not a zip")
+    assert semantic.request_form(tmp_path / "broken.npz") is None
+    assert semantic.request_form(tmp_path / "missing.npz") is None
+
+
+def test_the_shipped_request_form_was_trained_on_the_current_dev_rows():
+    """The probe learns from the dev splits of bench/data/real and data/no-skill.txt: a row added
+    there without retraining (python bench/train_request_form.py) fails here."""
+    import hashlib
+    import json
+
+    from bench import train_request_form as train
+    from skillctl.routing import semantic
+
+    rows = train.rows()
+    texts = [text for _, _, text in rows] + semantic.no_skill_texts()
+    labels = [request for _, request, _ in rows] + [False] * len(semantic.no_skill_texts())
+    with np.load(semantic.REQUEST_FORM, allow_pickle=False) as shipped:
+        assert str(shipped["sha256"]) == hashlib.sha256(json.dumps([texts, labels]).encode()).hexdigest()
+    # a test row's message is never learnt from as a dev row
+    dev = {text for _, _, text in rows}
+    for path in sorted(train.DATA.glob("*.jsonl")):
+        test = [json.loads(line)["query"] for line in path.read_text("utf-8").splitlines() if '"test"' in line]
+        assert not dev & set(test), path.name
+
+
 def test_lexical_index_file_does_not_carry_vectors(tmp_path, monkeypatch):
     import json
 
