@@ -182,8 +182,9 @@ class Router:
             cosines = np.where(offline, np.maximum(cosines, (1 - share) * cosines + share * best_cosine), cosines)
             examples = np.where(offline, np.maximum(examples, (1 - share) * examples + share * best_example), examples)
             no_skill = max(no_skill, *(reference.score(v, sem.no_skill_k) for v in vectors[1:]))
-        # How much chattier the whole message's form makes it (its sentences' forms do not count:
-        # a long request's aside, "thanks, this helps a lot", reads as chat on its own).
+        # The whole message's form counts, a sentence's does not (a long request's aside, "thanks,
+        # this helps a lot", reads as chat on its own): at the gate of a skill without queries the
+        # message is as chatty as the whole with its form or as its chattiest sentence.
         form = sem.chat_form_weight * reference.chat_form(vectors[0]) if sem.chat_form_weight else 0.0
         matches = rank_semantic(
             self.index,

@@ -480,7 +480,8 @@ def _rescued(index: ScoringIndex, message: str, ranked: list[Match], recent: fro
     agreed = (
         ranked[0].name
         if best["evidence"] >= sem.rescue_agreed_floor
-        and best["evidence"] - sem.no_skill_weight * likeness(best, offline=True) >= sem.rescue_agreed_no_skill
+        and best["evidence"] - sem.no_skill_weight * likeness(best, offline=not index.has_queries(ranked[0].name))
+        >= sem.rescue_agreed_no_skill
         else None
     )
     rescued = [
