@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-# Scripts and styles only from our own static files; images may be data: (badges) or https
-# (a README's image); no plugins, no framing, forms post only here.
+# Scripts and styles only from our own static files; images only ours or data: (badges), never
+# remote: a remote image in a SKILL.md would report to its author who viewed the skill (the
+# renderer shows it as a link instead); no plugins, no framing, forms post only here.
 POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
 

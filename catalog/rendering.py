@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name, guess_lexer_for_filename
@@ -41,7 +42,6 @@ ALLOWED_TAGS = {
     "h6",
     "hr",
     "i",
-    "img",
     "kbd",
     "li",
     "ol",
@@ -63,7 +63,6 @@ ALLOWED_TAGS = {
 }
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
-    "img": {"src", "alt", "title"},
     "span": {"class"},
     "code": {"class"},
     "div": {"class"},
@@ -86,8 +85,20 @@ def _fence(md: MarkdownIt):  # noqa: ANN202
     return render
 
 
+def _image(renderer, tokens, idx, options, env):  # noqa: ANN001, ANN202
+    """An image as a link to it, never loaded: a remote image in a SKILL.md is a tracking pixel
+    that tells its author who viewed the skill (and the CSP allows no remote images anyway)."""
+    token = tokens[idx]
+    alt = escapeHtml(renderer.renderInlineAsText(token.children or [], options, env) or "image")
+    src = link_url(token.attrGet("src"))
+    if src is None:
+        return f"[image: {alt}]"
+    return f'<a href="{escapeHtml(src)}">[image: {alt}]</a>'
+
+
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 _MD.add_render_rule("fence", _fence(_MD))
+_MD.add_render_rule("image", _image)
 
 
 def highlight_code(text: str, *, language: str = "", filename: str = "") -> str:

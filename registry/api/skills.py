@@ -32,6 +32,7 @@ from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
 from registry.clients import client_identity
 from registry.errors import Forbidden, Invalid
 from registry.models import Visibility
+from registry.served import make_inert
 from registry.storage import archive_open
 from skillctl.format.limits import MAX_REASON_CHARS
 
@@ -178,7 +179,7 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
             services.skill_version_download_record(version=sv, client=client_identity(request))
     for key, value in headers.items():
         response[key] = value
-    return response
+    return make_inert(response)
 
 
 # Versions per routing-manifests request: an install of this many skills is one request, and

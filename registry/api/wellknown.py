@@ -12,10 +12,9 @@ malicious: anonymous, cacheable, and the same for everyone.
 
 from __future__ import annotations
 
-import mimetypes
-
 from django.http import Http404, HttpResponse
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +22,8 @@ from rest_framework.views import APIView
 from registry import artifacts, selectors
 from registry.access import Actor
 from registry.api.serializers import absolute_url
+from registry.errors import NotFound
+from registry.served import make_inert, skill_file_response
 
 DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 CACHE = "public, max-age=60"
@@ -84,12 +85,16 @@ def _public_default(name: str):
 
 def archive(request, name: str, version: str):
     """The skill's files with SKILL.md at the root (what the agent-skills index announces)."""
-    sv = selectors.skill_version_get_visible(actor=Actor.anonymous(), name=name, version=version)
+    try:
+        sv = selectors.skill_version_get_visible(actor=Actor.anonymous(), name=name, version=version)
+    except NotFound:  # a plain Django view: the registry's error is this path's 404, not a 500
+        raise Http404("no such public skill version") from None
     if not selectors.skill_version_download_allowed(actor=Actor.anonymous(), version=sv):
-        raise Http404("not served")
+        raise Http404("no such public skill version")
     response = HttpResponse(artifacts.rooted_archive(sv), content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(True, f"{name}-{version}.zip")
     response["Cache-Control"] = "public, max-age=31536000, immutable"
-    return response
+    return make_inert(response)
 
 
 def skill_file(request, name: str, path: str):
@@ -98,7 +103,6 @@ def skill_file(request, name: str, path: str):
     files = artifacts.version_files(sv)
     if path not in files:
         raise Http404("no such file")
-    kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
-    if path.endswith(".md"):
-        kind = "text/markdown; charset=utf-8"
-    return _cached(HttpResponse(files[path], content_type=kind))
+    # Never with the file's own type: served from this origin, a skill's HTML, SVG or script
+    # would run as a page of the registry (registry/served.py).
+    return _cached(skill_file_response(files[path], path))

@@ -262,3 +262,15 @@ def test_org_admins_manage_members(alice, signed_in):
     assert "bob" in page and "publisher" in page
     signed_in.post("/owners/acme/members", {"remove": "bob"})
     assert "Remove bob" not in signed_in.get("/owners/acme").content.decode()
+
+
+def test_remote_images_in_a_skill_md_are_links_never_loaded(publish):
+    """A remote image is a tracking pixel telling its author who viewed the skill (issue 34, 9)."""
+    publish("pixel-skill", body="# Pixel\n\n![logo](https://tracker.invalid/p.gif?who=1)\n")
+    response = Client().get("/skills/pixel-skill")
+    body = response.content.decode()
+    start = body.index('class="skill-body"')
+    assert "<img" not in body[start : body.index("</section>", start)]
+    assert 'href="https://tracker.invalid/p.gif?who=1"' in body and "[image: logo]" in body
+    img_src = next(part for part in response["Content-Security-Policy"].split(";") if "img-src" in part)
+    assert img_src.split() == ["img-src", "'self'", "data:"]
