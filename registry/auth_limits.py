@@ -1,6 +1,8 @@
 """Failed authentications, counted in the shared cache: bad tokens per client address, failed
-sign-ins (admin and catalog) per address and per username. Past the limit a window, the next
-attempt is refused before the credentials are even checked, so guessing costs real time.
+sign-ins (admin and catalog) per (username, address) and per address (registry/auth_backends.py).
+Past the limit a window, the next sign-in is refused before the password is even checked, so
+guessing costs real time; a bad token is refused with 429, a valid one never is
+(registry/api/authentication.py).
 The catalog's sign-up counts its attempts here too, against its own rate.
 
 The window slides: the failures counted are this window's plus the previous window's, weighted
@@ -42,7 +44,7 @@ def _failures(who: str, seconds: int) -> tuple[int, int]:
 
 
 def blocked(*who: str, rate: str | None = None) -> int | None:
-    """Seconds to wait when any of ``who`` (``ip:…``, ``user:…``) used up its failures, else None."""
+    """Seconds to wait when any of ``who`` (``ip:…``, ``user:…@…``) used up its failures, else None."""
     allowed, seconds = _rate(rate)
     for item in who:
         count, remaining = _failures(item, seconds)

@@ -242,12 +242,16 @@ CACHES = {
     )
 }
 
-# Bad tokens and failed sign-ins a client address (and, for sign-in, a username) may have in a
-# window before further attempts are refused: enough for typos, far too few to guess.
 # A client's repeated downloads of one version count once in this window (downloads rank the
 # catalog): an hour keeps CI reinstalls from counting as users, like most registries' counters.
 SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS = env_int("SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS", 3600)
+# Bad tokens a client address, and failed sign-ins one account from one address, may have in a
+# window before further attempts are refused: enough for typos, far too few to guess.
 SKILLYARD_THROTTLE_AUTH_FAILURES = os.environ.get("SKILLYARD_THROTTLE_AUTH_FAILURES", "10/min")
+# Failed sign-ins one address may make over all accounts (the limit above counts per account and
+# address): twice that, so two people behind one address can each use up their typos, while one
+# address cannot spray guesses over many accounts.
+SKILLYARD_THROTTLE_SIGNIN_ADDRESS_FAILURES = os.environ.get("SKILLYARD_THROTTLE_SIGNIN_ADDRESS_FAILURES", "20/min")
 AUTHENTICATION_BACKENDS = ["registry.auth_backends.ThrottledModelBackend"]
 # Who may create an account in the catalog (/accounts/signup/): "closed", the default, suits a
 # company registry (accounts come from an admin or `manage.py issue_token --create-user`);
