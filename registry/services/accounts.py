@@ -16,7 +16,7 @@ from django.utils import timezone
 from registry.access import ROLE_RANK, SCOPE_RANK, Actor, owner_role, require
 from registry.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
 from registry.models import Membership, Owner, Role, Token, TokenScope
-from registry.names import canonical_name
+from registry.names import canonical_name, name_reserved
 from registry.services.audit import audit_record
 
 TOKEN_PREFIX = "sky_"
@@ -39,9 +39,16 @@ def _owner_create(*, name: str, kind: str, user=None) -> Owner:
         raise Conflict("owner.name_taken", f"{name!r} is taken or too similar to an existing owner.") from exc
 
 
+def _name_not_reserved(name: str) -> None:
+    """Every path that creates a user or an organisation passes here (``createsuperuser`` does not)."""
+    if name_reserved(name):
+        raise Invalid("owner.name_reserved", f"{name!r} is reserved by the registry; choose another name.")
+
+
 @transaction.atomic
 def user_create(*, username: str, password: str | None = None, email: str = "", is_staff: bool = False):
     """A user and their personal namespace, in which they are the owner."""
+    _name_not_reserved(username)
     user = get_user_model().objects.create_user(
         username=username, password=password, email=email, is_staff=is_staff, is_superuser=is_staff
     )
@@ -65,6 +72,7 @@ def org_create(*, actor: Actor, name: str) -> Owner:
         raise Unauthenticated("auth.required", "Sign in or send a token to create an organisation.")
     if actor.token is not None and actor.token.scope != TokenScope.ADMIN:
         raise Forbidden("token.scope", "Creating an organisation needs an admin token.")
+    _name_not_reserved(name)
     user_owner_ensure(user=actor.account)  # the creator's own namespace claims their name first
     org = _owner_create(name=name, kind=Owner.Kind.ORG)
     Membership.objects.create(owner=org, user=actor.account, role=Role.OWNER)

@@ -51,6 +51,7 @@ def test_signup_never_redirects_off_site(signup_open):
     ("fields", "shown"),
     [
         ({"username": "carol@home"}, "owner.name_invalid"),  # Django allows '@'; namespaces do not
+        ({"username": "Adm1n"}, "owner.name_reserved"),  # reserved, look-alikes too (issue 34)
         ({"password1": "12345678", "password2": "12345678"}, "entirely numeric"),
         ({"password2": "other-kettle-93"}, "didn"),  # the two passwords didn’t match
     ],
