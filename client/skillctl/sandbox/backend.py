@@ -32,6 +32,10 @@ class Job:
     owner: str  # "<pid>-<start time>" of the executor, for the janitor
     host_uid: int | None = None  # the host uid the sandbox runs as (owns work_dir), if chosen
     extra_env: dict[str, str] = field(default_factory=dict)
+    work_in_memory: bool = False  # work_dir is a tmpfs (sandbox/workdisk.py): its pages are memory
+    # Ends the run early when set: the backend's own wake-up (exit, output over its cap), and
+    # the executor's when /work goes over its size (sandbox/workdisk.py).
+    wake: threading.Event = field(default_factory=threading.Event)
 
     def env(self) -> dict[str, str]:
         env = {
@@ -61,6 +65,7 @@ class RawRun:
     timed_out: bool = False
     oom: bool = False
     killed: bool = False  # ended by a signal nobody in the executor sent
+    disk_full: bool = False  # /work filled up, or a write failed for want of disk (set by the executor)
 
     @property
     def output_limited(self) -> bool:

@@ -81,7 +81,7 @@ class BwrapBackend:
 
     def run(self, job: Job) -> RawRun:
         etc = _write_etc(job.work_dir.parent / "etc")
-        wake = threading.Event()
+        wake = job.wake
         streams = Streams(job.policy.stream_bytes, wake)
         with _InfoPipe() as info:
             proc = subprocess.Popen(

@@ -3,7 +3,8 @@
 ``--network none`` always (a run allowed the network reaches it through the egress proxy's
 socket: sandbox/egress.py), memory = memory+swap, one CPU, a pids
 limit, read-only root, a size-limited tmpfs /tmp, every capability dropped, no-new-privileges,
-a non-root user, the skill read-only at /skill and the run's folder at /work. stdout/stderr are
+a non-root user, the skill read-only at /skill and the run's folder at /work (a size-limited
+tmpfs the executor mounts when it may: sandbox/workdisk.py). stdout/stderr are
 read from an attach stream (capped, no log driver storing a flood). The container is removed in
 every path: explicitly in ``finally``, by its own in-container deadline (``timeout -s KILL``) if
 the executor dies, and by the janitor, which the labels below let find it.
@@ -86,7 +87,7 @@ class DockerBackend:
         client = docker_client()
         container = client.api.create_container(**self._container_spec(client, job))["Id"]
         created = int(time.time()) - 1  # docker's event log is read with whole seconds
-        wake = threading.Event()
+        wake = job.wake
         streams = Streams(job.policy.stream_bytes, wake)
         try:
             sock = client.api.attach_socket(container, params={"stdout": 1, "stderr": 1, "stream": 1})
@@ -124,8 +125,8 @@ class DockerBackend:
                 str(job.work_dir): {"bind": WORK_MOUNT, "mode": "rw"},
             },
             network_mode="none",  # always: network is the egress proxy's socket (sandbox/egress.py)
-            mem_limit=policy.memory_bytes,
-            memswap_limit=policy.memory_bytes,
+            mem_limit=_memory_limit(job),
+            memswap_limit=_memory_limit(job),
             nano_cpus=int(policy.cpus * 1e9),
             pids_limit=policy.max_processes,
             read_only=True,
@@ -160,6 +161,13 @@ class DockerBackend:
             "hostname": "skillyard",
             "host_config": host_config,
         }
+
+
+def _memory_limit(job: Job) -> int:
+    """The container's memory: the run's own, plus a tmpfs /work's size when there is one. The
+    kernel charges tmpfs pages to the cgroup of whoever writes them, so without this a skill
+    filling /work would be OOM-killed before /work is full, and never read as ``limits.disk``."""
+    return job.policy.memory_bytes + (job.policy.work_size_mb * MIB if job.work_in_memory else 0)
 
 
 def _demux(sock, streams: Streams) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from skillctl.sandbox.backend import LABEL
+from skillctl.sandbox.workdisk import unmount
 from skillctl.sandbox.workspace import PREFIX, owner_alive, temp_root
 
 
@@ -47,6 +48,7 @@ def sweep_temp_dirs() -> list[str]:
     for folder in temp_root().glob(f"{PREFIX}*"):
         owner = "-".join(folder.name[len(PREFIX) :].split("-")[:2])
         if folder.is_dir() and not owner_alive(owner):
+            unmount(folder / "work")  # a dead root executor's /work tmpfs (sandbox/workdisk.py)
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(str(folder))
     return removed

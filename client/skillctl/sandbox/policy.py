@@ -31,6 +31,10 @@ class HostCaps:
     max_file_size_mb: int = 64
     # Scratch space in /tmp (a tmpfs: it is memory).
     tmp_size_mb: int = 64
+    # All of /work (input, scratch, outputs): a test once wrote 1.5 GB of the host's disk in 2 s.
+    work_size_mb: int = 256
+    # What a run may ask for /work (`skillctl run --work-size`): a tmpfs, so memory of this host.
+    max_work_size_mb: int = 1024
     # Each of stdout and stderr is kept up to this size; more ends the run (output_limit).
     max_stream_bytes: int = 1 * MIB
     # Files collected from /work/output: how many and how many bytes in all.
@@ -58,6 +62,7 @@ class Policy:
     max_processes: int
     file_size_mb: int
     tmp_size_mb: int
+    work_size_mb: int
     stream_bytes: int
     output_files: int
     output_bytes: int
@@ -79,6 +84,7 @@ def policy_for(
     *,
     timeout_seconds: float | None = None,
     memory_mb: int | None = None,
+    work_size_mb: int | None = None,
     network_consent: bool = False,
 ) -> Policy:
     """Limits for one run: explicit arguments, else the manifest, else defaults; all capped.
@@ -95,6 +101,7 @@ def policy_for(
         max_processes=caps.max_processes,
         file_size_mb=caps.max_file_size_mb,
         tmp_size_mb=caps.tmp_size_mb,
+        work_size_mb=int(min(work_size_mb or caps.work_size_mb, caps.max_work_size_mb)),
         stream_bytes=caps.max_stream_bytes,
         output_files=caps.max_output_files,
         output_bytes=caps.max_output_bytes,

@@ -13,6 +13,9 @@ class Status(StrEnum):
     TIMEOUT = "timeout"  # the wall-clock limit passed; everything the skill started was killed
     OOM = "oom"  # the memory limit was hit
     OUTPUT_LIMIT = "output_limit"  # stdout, stderr or /work/output went over its cap
+    # /work went over its size (HostCaps.work_size_mb), or a write failed for want of disk
+    # (ENOSPC in /work or /tmp, EFBIG past the file size limit); named as the limit it hit.
+    DISK_LIMIT = "limits.disk"
     KILLED = "killed"  # ended by a signal we did not send (or the sandbox vanished)
 
 

@@ -20,6 +20,7 @@ from skillctl.sandbox.backend import SKILL_MOUNT, WORK_MOUNT, Backend, Job, RawR
 from skillctl.sandbox.errors import SandboxRequestError, SandboxUnavailable
 from skillctl.sandbox.policy import HostCaps, policy_for
 from skillctl.sandbox.result import RunResult, Status
+from skillctl.sandbox.workdisk import ran_out_of_disk
 from skillctl.sandbox.workspace import Workspace, owner_token
 
 BACKENDS = ("auto", "docker", "bwrap")
@@ -76,6 +77,7 @@ class RunRequest:
     backend: str = "auto"
     timeout_seconds: float | None = None  # overrides the manifest, still capped
     memory_mb: int | None = None  # overrides the manifest, still capped
+    work_size_mb: int | None = None  # overrides HostCaps.work_size_mb, capped by max_work_size_mb
     caps: HostCaps = field(default_factory=HostCaps)
     output_dir: Path | None = None  # where /work/output files are copied (else only listed)
     image: str | None = None  # docker image (else SKILLYARD_SANDBOX_IMAGE or the default)
@@ -143,6 +145,7 @@ def run_skill(request: RunRequest) -> RunResult:
         request.caps,
         timeout_seconds=request.timeout_seconds,
         memory_mb=request.memory_mb,
+        work_size_mb=request.work_size_mb,
         network_consent=request.allow_network,
     )
     backend = select_backend(request.backend, image=request.image)
@@ -150,7 +153,7 @@ def run_skill(request: RunRequest) -> RunResult:
     run_id = uuid.uuid4().hex[:12]
     host_uid = backend.host_uid()
     started = time.monotonic()
-    workspace = Workspace.create(run_id, request.input, uid=host_uid)
+    workspace = Workspace.create(run_id, request.input, uid=host_uid, size_mb=policy.work_size_mb)
     try:
         mounted_skill = skill_dir
         if host_uid is not None and backend.name == "bwrap":
@@ -165,9 +168,11 @@ def run_skill(request: RunRequest) -> RunResult:
             owner=owner_token(),
             host_uid=host_uid,
             extra_env=dict(request.env),
+            work_in_memory=workspace.disk.mounted,
         )
-        with _network(job, workspace, request) as refused:
+        with workspace.disk.watch(job.wake.set), _network(job, workspace, request) as refused:
             raw = backend.run(job)
+        raw.disk_full = workspace.disk.full() or ran_out_of_disk(raw.exit_code, raw.stderr.text())
         if refused:
             raw.stderr.feed(("skillctl: the sandbox's network refused " + "; ".join(refused) + "\n").encode())
         if command and _missing_program(raw.exit_code, raw.stderr.text(), command[0]):
@@ -227,6 +232,9 @@ def _network(job: Job, workspace: Workspace, request: RunRequest) -> Iterator[li
 
 
 def _status(raw: RawRun, *, outputs_over_limit: bool) -> Status:
+    # First: a full /work is why a run that then hung, or was stopped by the watcher, ended.
+    if raw.disk_full:
+        return Status.DISK_LIMIT
     if raw.timed_out:
         return Status.TIMEOUT
     if raw.output_limited or outputs_over_limit:

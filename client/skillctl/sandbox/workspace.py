@@ -1,4 +1,5 @@
-"""The host side of a run's `/work`: a fresh temp folder per run, its outputs, its removal.
+"""The host side of a run's `/work`: a fresh temp folder per run (size-limited:
+sandbox/workdisk.py), its outputs, its removal.
 
 The folder's name carries the executor's pid and start time (``skillyard-run-<pid>-<start>-<id>``)
 so the janitor can tell a folder whose executor died from one still in use.
@@ -6,6 +7,7 @@ so the janitor can tell a folder whose executor died from one still in use.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -16,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillctl.sandbox.errors import SandboxRequestError
 from skillctl.sandbox.result import OutputFile
+from skillctl.sandbox.workdisk import WorkDisk
 
 PREFIX = "skillyard-run-"
 INPUT_FILE = "input.json"
@@ -54,23 +58,40 @@ def temp_root() -> Path:
 class Workspace:
     root: Path  # the temp folder; removed after the run
     run_id: str
+    disk: WorkDisk  # the size limit of work/ (sandbox/workdisk.py)
 
     @property
     def work(self) -> Path:
         return self.root / "work"  # mounted at /work
 
     @classmethod
-    def create(cls, run_id: str, input_value: Any, *, uid: int | None) -> Workspace:
+    def create(cls, run_id: str, input_value: Any, *, uid: int | None, size_mb: int) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{owner_token()}-", dir=temp_root()))
-        ws = cls(root=root, run_id=run_id)
-        (ws.work / OUTPUT_DIR).mkdir(parents=True)
-        (ws.work / INPUT_FILE).write_text(json.dumps(input_value), encoding="utf-8")
-        if uid is not None and os.geteuid() == 0:
-            for path in (ws.work, ws.work / OUTPUT_DIR, ws.work / INPUT_FILE):
-                os.chown(path, uid, uid)
+        ws = cls(root=root, run_id=run_id, disk=WorkDisk(root / "work", size_mb=size_mb))
+        try:
+            ws.work.mkdir()
+            ws.disk.attach(uid=uid)
+            ws._fill(input_value, uid=uid)
+        except BaseException:
+            ws.remove()
+            raise
         # Search-only for others: a per-run bwrap uid must reach work/ to bind it, not list.
         os.chmod(root, 0o711)
         return ws
+
+    def _fill(self, input_value: Any, *, uid: int | None) -> None:
+        (self.work / OUTPUT_DIR).mkdir()
+        try:
+            (self.work / INPUT_FILE).write_text(json.dumps(input_value), encoding="utf-8")
+        except OSError as err:
+            if err.errno != errno.ENOSPC:
+                raise
+            raise SandboxRequestError(
+                "the input does not fit in /work", hint="Give a smaller input, or a bigger --work-size."
+            ) from None
+        if uid is not None and os.geteuid() == 0:
+            for path in (self.work, self.work / OUTPUT_DIR, self.work / INPUT_FILE):
+                os.chown(path, uid, uid)
 
     def copy_skill(self, skill_dir: Path, *, uid: int | None) -> Path:
         """A private copy of the skill for a sandbox uid that may not read the original."""
@@ -82,6 +103,7 @@ class Workspace:
         return target
 
     def remove(self) -> None:
+        self.disk.release()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def collect_outputs(self, *, max_files: int, max_bytes: int, dest: Path | None) -> tuple[list[OutputFile], bool]:

@@ -32,6 +32,7 @@ SUITE_CAPS = HostCaps(
     max_processes=32,
     max_file_size_mb=4,
     tmp_size_mb=8,
+    work_size_mb=16,
     max_stream_bytes=64 * 1024,
     max_output_files=10,
     max_output_bytes=1024 * 1024,

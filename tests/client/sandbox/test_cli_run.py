@@ -126,3 +126,11 @@ def test_a_command_after_the_double_dash_runs_instead_of_the_entrypoint(backend,
     assert result["status"] == "ok" and result["stdout"] == "/work ['--degrees', '90']\n"
     failing = skillctl("run", "doubler", "--backend", backend, "--", "sh", "-c", "exit 3", cwd=tmp_path)
     assert failing.returncode == 1 and "exit 3" in failing.stdout + failing.stderr
+
+
+def test_a_run_over_work_size_exits_14_with_limits_disk(backend, doubler, tmp_path):
+    (doubler / "scripts" / "main.py").write_text("open('/work/big', 'wb').write(b'x' * (8 << 20))\n")
+    args = ("run", "doubler", "--work-size", "4", "--json", "--backend", backend)
+    proc = skillctl(*args, cwd=tmp_path)
+    assert proc.returncode == 14, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "limits.disk"

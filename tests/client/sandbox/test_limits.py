@@ -223,3 +223,112 @@ def test_bwrap_as_root_drops_privileges_and_the_process_limit_holds(
     assert host_view and all(uid != "0" for uid in host_view.values()), host_view
     assert len(set(host_view.values())) == 1  # one uid for the whole run
     assert data["children"] <= 32
+
+
+# Writes 1 GiB into /work in files under the suite's 4 MiB file limit, then lingers so the host
+# side can look at the folder while the payload still holds what it wrote.
+GIGABYTE_WRITER = """
+    import time
+    written = 0
+    try:
+        for n in range(256):
+            with open(f"/work/chunk{n:03}", "wb") as f:
+                for _ in range(4):
+                    f.write(b"x" * (1 << 20))
+                    written += 1 << 20
+    except OSError as err:
+        print("stopped after", written, type(err).__name__, flush=True)
+        time.sleep(0.5)
+        raise
+"""
+WORK_LIMIT = 16 << 20  # SUITE_CAPS.work_size_mb
+FEW_MB = 2 << 20
+
+
+class HostFolderWatch:
+    """Samples the run folders' /work on the host while a run goes: the most they ever held."""
+
+    def __init__(self, root: Path) -> None:
+        from skillctl.sandbox.workdisk import usage
+
+        self.root, self.usage, self.peak, self.samples = root, usage, 0, 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop)
+
+    def _loop(self) -> None:
+        while not self.done.is_set():
+            for work in self.root.glob("skillyard-run-*/work"):
+                self.peak = max(self.peak, self.usage(work))
+                self.samples += 1
+            time.sleep(0.002)
+
+    def __enter__(self) -> HostFolderWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def test_writing_a_gigabyte_to_work_ends_with_limits_disk(run_payload, sandbox_tmp):
+    with HostFolderWatch(sandbox_tmp) as host:
+        result = run_payload(GIGABYTE_WRITER)
+    assert result.stdout.startswith("started")
+    assert result.status == "limits.disk", (result.status, result.stdout[-300:], result.stderr[-500:])
+    stopped_after = int(result.stdout.split("stopped after")[1].split()[0])
+    assert stopped_after <= WORK_LIMIT
+    assert host.samples and 0 < host.peak <= WORK_LIMIT + FEW_MB, host.peak
+
+
+def test_a_run_that_fills_work_and_cleans_up_still_ends_with_limits_disk(run_payload):
+    result = run_payload("""
+        import glob
+        try:
+            for n in range(256):
+                with open(f"/work/chunk{n:03}", "wb") as f:
+                    f.write(b"x" * (4 << 20))
+        finally:
+            for path in glob.glob("/work/chunk*"):
+                os.remove(path)
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status == "limits.disk", (result.status, result.stderr[-500:])
+
+
+def test_one_file_past_the_file_size_limit_ends_with_limits_disk(run_payload):
+    result = run_payload("""
+        with open("/work/big", "wb") as f:
+            for _ in range(1024):
+                f.write(b"x" * (1 << 20))
+    """)
+    assert result.stdout.startswith("started")
+    assert result.status == "limits.disk", (result.status, result.stderr[-500:])
+
+
+def test_work_size_is_configurable_per_run(run_payload, last_report):
+    result = run_payload(
+        """
+        with open("/work/a", "wb") as f:
+            f.write(b"x" * (3 << 20))
+        st = os.statvfs("/work")
+        report(size=st.f_blocks * st.f_frsize)
+        """,
+        work_size_mb=4,
+    )
+    assert result.status == "ok", result.stderr[-500:]
+    assert last_report(result)["size"] == 4 << 20
+    assert run_payload("open('/work/a', 'wb').write(b'x' * (5 << 20))\n", work_size_mb=4).status == "limits.disk"
+
+
+def test_without_the_right_to_mount_a_watcher_ends_the_run(run_payload, sandbox_tmp, monkeypatch):
+    # A host that refuses the tmpfs (an unprivileged skillctl run): the watcher measures /work.
+    from skillctl.sandbox import workdisk
+
+    monkeypatch.setattr(workdisk, "_mount_tmpfs", lambda *args, **kwargs: False)
+    with HostFolderWatch(sandbox_tmp) as host:
+        result = run_payload(GIGABYTE_WRITER.replace("time.sleep(0.5)", "time.sleep(5)"))
+    assert result.status == "limits.disk", (result.status, result.stderr[-500:])
+    assert result.duration_ms < TIMEOUT * 1000  # ended by the watcher, not by the timeout
+    # Best effort: a fast writer gets past the limit by its speed times the watch interval.
+    assert host.samples and host.peak < WORK_LIMIT + (128 << 20), host.peak

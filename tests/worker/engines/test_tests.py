@@ -62,3 +62,16 @@ def test_the_log_is_a_tail_of_at_most_64_kib(docker):
     caps = HostCaps(max_stream_bytes=1024 * 1024)
     result = run_tests(archive=archive({"tests/test_a.py": noisy}), digest="x", backend=docker, caps=caps)
     assert len(result["log"].encode()) <= 64 * 1024 + 100
+
+
+def test_tests_that_fill_work_are_an_error_with_limits_disk(docker):
+    filler = (
+        "import unittest\nclass T(unittest.TestCase):\n    def test_fill(self):\n"
+        "        for n in range(256):\n"
+        "            with open(f'/work/chunk{n}', 'wb') as f:\n"
+        "                f.write(b'x' * (4 << 20))\n"
+    )
+    caps = HostCaps(default_timeout_seconds=30, work_size_mb=16)
+    result = run_tests(archive=archive({"tests/test_a.py": filler}), digest="x", backend=docker, caps=caps)
+    assert (result["result"], result["reason"]) == ("error", "limits.disk")
+    assert result["log"].endswith("[skillyard: the test run ended with limits.disk]")

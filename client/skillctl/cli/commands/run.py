@@ -19,6 +19,7 @@ STATUS_EXIT_CODES = {
     "oom": 11,
     "output_limit": 12,
     "killed": 13,
+    "limits.disk": 14,
 }
 
 EPILOG = (
@@ -26,13 +27,14 @@ EPILOG = (
     "(--allow-network, or `skillctl config set skills.NAME.network true`); even then it reaches "
     "out only through a proxy that refuses this machine and private networks "
     "(config sandbox.network_allow lists CIDRs to let through). Limited "
-    "memory, processes, file size and time, read-only at /skill, with a fresh /work; files it "
+    "memory, processes, file size and time, read-only at /skill, with a fresh /work of limited "
+    "size (--work-size, config sandbox.work_size_mb; 256 MiB); files it "
     "writes to /work/output are listed (and copied with --output-dir). Backends: auto picks "
     "Docker when a daemon answers, else bubblewrap, and refuses when neither works; a skill is "
     "never run unsandboxed. Image: SKILLYARD_SANDBOX_IMAGE, else skillyard/sandbox-python:3.11 "
     "(make sandbox-image) when present, else python:3.11-slim. "
     "Exit codes: 0 ok, 1 error (the skill failed, or it could not be run), 2 usage, "
-    "10 timeout, 11 oom, 12 output_limit, 13 killed."
+    "10 timeout, 11 oom, 12 output_limit, 13 killed, 14 limits.disk (/work or a file went over its size)."
 )
 
 
@@ -46,6 +48,7 @@ class SkillNotFound(SkillctlError):
 @click.option("--input", "input_", metavar="JSON|@FILE", help="Input: JSON text, or @FILE to read it.")
 @click.option("--backend", type=click.Choice(["auto", "docker", "bwrap"]), default="auto", show_default=True)
 @click.option("--timeout", type=float, help="Seconds before the run is killed (capped by config).")
+@click.option("--work-size", type=click.IntRange(min=1), metavar="MIB", help="Size of /work in MiB (capped by config).")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), help="Copy /work/output here.")
 @click.option("--image", help="Docker image for the docker backend.")
 @click.option(
@@ -60,6 +63,7 @@ def run(
     input_,
     backend,
     timeout,
+    work_size,
     output_dir,
     image,
     allow_network,
@@ -84,6 +88,7 @@ def run(
         allow_network=allow_network,
         backend=backend,
         timeout_seconds=timeout,
+        work_size_mb=work_size,
         output_dir=output_dir,
         image=image,
         command=list(argv) or None,
