@@ -6,8 +6,9 @@ The sandbox itself never gets a network interface (Docker ``--network none``, bu
 skillctl process, exposed inside as ``http://127.0.0.1:3128`` by a small forwarder started
 before the skill (``HTTP_PROXY``/``HTTPS_PROXY`` point at it). The proxy resolves each name
 itself, refuses loopback, private, link-local (cloud metadata at 169.254.169.254), shared,
-multicast and reserved addresses and every address of this host, unless a configured
-``sandbox.network_allow`` CIDR covers them, and connects to the very address it checked (no
+multicast and reserved addresses and every address of this host, and IPv6 addresses that
+carry an IPv4 (mapped, 6to4, Teredo, NAT64: refused outright, see TRANSITION_NETWORKS), unless a
+configured ``sandbox.network_allow`` CIDR covers them, and connects to the very address it checked (no
 second lookup for DNS rebinding to win). Raw sockets and name lookups inside the sandbox do
 not work: only proxied HTTP and HTTPS do.
 """
@@ -22,6 +23,7 @@ import subprocess
 import threading
 from collections.abc import Iterable, Set
 from pathlib import Path
+from urllib.parse import urlsplit
 
 PROXY_PORT = 3128  # inside the sandbox: 127.0.0.1:3128, the usual proxy port
 SOCKET_NAME = "egress.sock"
@@ -31,6 +33,17 @@ CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 120.0  # a tunnel silent this long is closed
 # Not covered by ipaddress' is_private: carrier-grade NAT space, reachable inside many clouds.
 _EXTRA_BLOCKED = (ipaddress.ip_network("100.64.0.0/10"),)
+# IPv6 ranges that carry an IPv4 address (RFC 3056, 4380, 6052, 8215): through a relay or a
+# NAT64 gateway they reach that IPv4, which may be private. A sandbox never needs them, so they
+# are refused whatever they carry, unless sandbox.network_allow lists them.
+TRANSITION_NETWORKS = {
+    "6to4": ipaddress.IPv6Network("2002::/16"),
+    "Teredo": ipaddress.IPv6Network("2001::/32"),
+    "NAT64": ipaddress.IPv6Network("64:ff9b::/96"),
+    "local-use NAT64": ipaddress.IPv6Network("64:ff9b:1::/48"),
+}
+_NAT64 = TRANSITION_NETWORKS["NAT64"]
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated ::a.b.c.d (RFC 4291 2.5.5.1)
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -54,12 +67,24 @@ def host_addresses() -> set[Address]:
     return found
 
 
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries: IPv4-mapped and -compatible, 6to4, NAT64,
+    and Teredo's server and (de-obfuscated) client."""
+    found = [v4 for v4 in (address.ipv4_mapped, address.sixtofour) if v4 is not None]
+    found += list(address.teredo or ())
+    if address in _NAT64 or (address in _IPV4_COMPATIBLE and int(address) > 1):  # not :: nor ::1
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return found
+
+
 def refusal(address: Address, *, allow: Iterable[Network] = (), host: Set[Address] = frozenset()) -> str | None:
     """Why the sandbox may not reach ``address``, or None when it may."""
     if any(address in network for network in allow):
         return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        if why := _ipv6_refusal(address, host):
+            return why
+        address = address.ipv4_mapped or address
     checks = (
         (address in host, "an address of this machine"),
         (address.is_loopback, "loopback"),
@@ -69,6 +94,15 @@ def refusal(address: Address, *, allow: Iterable[Network] = (), host: Set[Addres
         (address.is_multicast or address.is_reserved or address.is_unspecified, "not a public address"),
     )
     return next((why for blocked, why in checks if blocked), None)
+
+
+def _ipv6_refusal(address: ipaddress.IPv6Address, host: Set[Address]) -> str | None:
+    """An IPv6 address carrying a refused IPv4, or in a transition range (TRANSITION_NETWORKS)."""
+    for inner in embedded_ipv4(address):
+        if why := refusal(inner, host=host):
+            return f"carries {inner}: {why}"
+    kind = next((name for name, network in TRANSITION_NETWORKS.items() if address in network), None)
+    return f"a {kind} address, which carries IPv4 (not allowed unless sandbox.network_allow lists it)" if kind else None
 
 
 class EgressProxy:
@@ -109,22 +143,24 @@ class EgressProxy:
             if head is None:
                 return
             method, target, rest = _parse_request_line(head)
-            if method == "CONNECT":
-                host, _, port = target.rpartition(":")
-                upstream = self._open(client, host.strip("[]"), int(port or 443))
-                if upstream is not None:
-                    client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                    _pipe(client, upstream, rest)
-            elif target.startswith("http://"):
-                hostport, _, path = target[7:].partition("/")
-                host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
-                upstream = self._open(client, host.strip("[]"), int(port or 80))
-                if upstream is not None:  # origin-form for the server: "GET /path HTTP/1.1"
-                    line, _, headers = head.partition(b"\r\n")
-                    version = line.rsplit(b" ", 1)[-1]
-                    _pipe(client, upstream, b"%s /%s %s\r\n" % (method.encode(), path.encode(), version) + headers)
-            else:
+            if method != "CONNECT" and not target.lower().startswith("http://"):
                 _answer(client, 400, "only CONNECT and http:// requests go through this proxy")
+                return
+            try:
+                host, port, path = request_target(method, target)
+            except ValueError as err:
+                _answer(client, 400, f"bad request target {target[:200]!r}: {err}")
+                return
+            upstream = self._open(client, host, port)
+            if upstream is None:
+                return
+            if method == "CONNECT":
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                _pipe(client, upstream, rest)
+            else:  # origin-form for the server: "GET /path HTTP/1.1"
+                line, _, headers = head.partition(b"\r\n")
+                version = line.rsplit(b" ", 1)[-1]
+                _pipe(client, upstream, b"%s %s %s\r\n" % (method.encode(), path.encode(), version) + headers)
 
     def _open(self, client: socket.socket, host: str, port: int) -> socket.socket | None:
         try:
@@ -144,6 +180,21 @@ class EgressProxy:
         except OSError:
             _answer(client, 502, f"cannot connect to {host}:{port}")
             return None
+
+
+def request_target(method: str, target: str) -> tuple[str, int, str]:
+    """(host, port, origin-form path) of a CONNECT authority or an http:// absolute URI; an
+    IPv6 literal comes bracketed (``[::1]:8080``) and is returned bare. ValueError when malformed."""
+    parts = urlsplit(target if method != "CONNECT" else f"//{target}")
+    host, port = parts.hostname, parts.port  # .port raises ValueError for a bad or out-of-range port
+    if not host:
+        raise ValueError("no host")
+    if method == "CONNECT":
+        if port is None or parts.path or parts.query:
+            raise ValueError("CONNECT needs host:port")
+        return host, port, ""
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return host, 80 if port is None else port, path
 
 
 def _read_head(conn: socket.socket) -> bytes | None:
