@@ -63,3 +63,18 @@ def record_failure(*who: str, rate: str | None = None) -> None:
             cache.incr(key)
         except ValueError:  # expired between add and incr
             cache.set(key, 1, 2 * seconds + 1)
+
+
+def bad_token_counted(who: str) -> int | None:
+    """A bad token came from ``who`` (``ip:…``): seconds to wait when that address already used
+    up its failures (answer 429), else None once it is counted (answer 401).
+
+    Call it only after the token was looked up and found bad, never before: a valid token is
+    always accepted, so someone sending bad tokens from a shared address (an office, a CI
+    runner's NAT) locks none of its other users out. That costs no safety: a token holds 256
+    random bits, so no rate of guessing finds one; the limit tells a client stuck on a wrong or
+    revoked token to back off."""
+    if wait := blocked(who):
+        return wait
+    record_failure(who)
+    return None

@@ -110,13 +110,11 @@ def _token_problem(secret: str, meta: dict[str, str]) -> tuple[int, str, str] | 
     from registry.errors import Unauthenticated
     from registry.services import token_authenticate
 
-    who = f"ip:{client_address(meta)}"
-    if auth_limits.blocked(who):
-        return 429, "throttled", "Too many requests with bad tokens from this address."
     try:
         token_authenticate(secret=secret)
     except Unauthenticated as exc:
-        auth_limits.record_failure(who)
+        if auth_limits.bad_token_counted(f"ip:{client_address(meta)}"):
+            return 429, "throttled", "Too many requests with bad tokens from this address."
         return 401, exc.code, exc.message
     return None
 

@@ -26,25 +26,13 @@ class BearerTokenAuthentication(BaseAuthentication):
         try:
             token = token_authenticate(secret=parts[1].decode("ascii", "replace"))
         except Unauthenticated as exc:
-            _bad_token_counted(request)
+            if wait := auth_limits.bad_token_counted(f"ip:{client_address(request.META)}"):
+                raise Throttled(wait=wait, detail="Too many requests with bad tokens from this address.") from exc
             raise AuthenticationFailed(exc.message, code=exc.code) from exc
         return token.user, token
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="skillyard"'
-
-
-def _bad_token_counted(request) -> None:  # noqa: ANN001
-    """Count a bad token against its address; past the limit, answer 429 instead of 401.
-
-    The token is looked up first and a valid one is always accepted: someone sending bad tokens
-    from a shared address (an office, a CI runner's NAT) must not lock its other users out. That
-    costs no safety: a token holds 256 random bits, so no rate of guessing finds one; the limit
-    tells a client stuck on a wrong or revoked token to back off."""
-    who = f"ip:{client_address(request.META)}"
-    if wait := auth_limits.blocked(who):
-        raise Throttled(wait=wait, detail="Too many requests with bad tokens from this address.")
-    auth_limits.record_failure(who)
 
 
 def request_actor(request) -> Actor:

@@ -57,3 +57,14 @@ def test_one_address_cannot_spray_guesses_over_many_accounts(path, settings, peo
         assert not sign_in(path, username, "wrong", address="203.0.113.66")
     assert not sign_in(path, "frank", address="203.0.113.66")  # the address used up its failures
     assert sign_in(path, "frank", address="198.51.100.7")
+
+
+def test_the_publish_body_guard_also_accepts_a_valid_token_from_a_blocked_address(settings, alice, token_for):
+    """The ASGI guard judges a publish's token before its body is read: the same rule there."""
+    from skillyard.body_guard import _token_problem
+
+    settings.SKILLYARD_THROTTLE_AUTH_FAILURES = "3/min"
+    meta = {"REMOTE_ADDR": "203.0.113.66"}
+    answers = [_token_problem(f"sky_wrong_{i}", meta)[0] for i in range(4)]
+    assert answers == [401, 401, 401, 429]
+    assert _token_problem(token_for(alice, "publish"), meta) is None  # let in
