@@ -20,4 +20,4 @@ USER skillyard
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
   CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/skills', timeout=2)"
-CMD ["sh", "-c", "python manage.py migrate --noinput && exec uvicorn skillyard.asgi:application --host 0.0.0.0 --port 8000 --workers ${SKILLYARD_WEB_WORKERS:-4} --no-proxy-headers --no-server-header --timeout-keep-alive 5"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py sweep_uploads -v0 && exec uvicorn skillyard.asgi:application --host 0.0.0.0 --port 8000 --workers ${SKILLYARD_WEB_WORKERS:-4} --no-proxy-headers --no-server-header --timeout-keep-alive 5"]

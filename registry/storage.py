@@ -7,7 +7,7 @@ embedded default; S3 (or MinIO) goes through django-storages + boto3.
 
 No version may point at bytes that are not its archive. Files are written under a temporary
 name and linked into place whole (a worker killed mid-write leaves a ``.part`` file, never a
-partial archive at its key); S3 objects appear whole or not at all. :func:`archive_put` checks
+partial archive at its key; the writer holds it locked, so the sweep knows a leftover); S3 objects appear whole or not at all. :func:`archive_put` checks
 the size and sha256 of what is stored, before reusing an existing object and after writing one,
 and replaces an object that does not match (a partial file from before this rule, a bad disk).
 """
@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -28,6 +29,7 @@ from django.core.files.storage import FileSystemStorage, Storage, storages
 from storages.backends.s3 import S3Storage
 
 from registry.errors import RegistryError
+from registry.leftovers import locked_temp_file, remove_if_abandoned
 
 EXTENSIONS = {"zip": "zip", "tar.gz": "tar.gz"}
 CHUNK = 1024 * 1024
@@ -64,38 +66,46 @@ class FileSystemArchiveStorage(ArchiveStorage, FileSystemStorage):
     (``link`` fails when the key exists, so a race also ends in ArchiveExists)."""
 
     def _save(self, name: str, content) -> str:  # noqa: ANN001 (Django's signature)
-        tmp = self._write_part(name, content)
-        try:
-            os.link(tmp, self.path(name))
-        except FileExistsError:
-            raise ArchiveExists(name) from None
-        finally:
-            os.unlink(tmp)
+        with self._written_part(name, content) as tmp:
+            try:
+                os.link(tmp, self.path(name))
+            except FileExistsError:
+                raise ArchiveExists(name) from None
+            finally:
+                os.unlink(tmp)
         return name
 
     def replace(self, name: str, content) -> None:  # noqa: ANN001
         """Put ``content`` at ``name`` whatever is there, in one rename."""
-        os.replace(self._write_part(name, content), self.path(name))
+        with self._written_part(name, content) as tmp:
+            os.replace(tmp, self.path(name))
 
-    def _write_part(self, name: str, content) -> str:  # noqa: ANN001
+    @contextmanager
+    def _written_part(self, name: str, content) -> Iterator[str]:  # noqa: ANN001
+        """The path of a ``.part`` file holding ``content`` whole, locked against the sweep
+        (registry/leftovers.py) until the caller has linked or moved it."""
         folder = os.path.dirname(self.path(name))
         os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(name)}.", suffix=PART_SUFFIX)
+        fd, tmp = locked_temp_file(folder=folder, prefix=f".{os.path.basename(name)}.", suffix=PART_SUFFIX)
+        with os.fdopen(fd, "wb") as out:  # closing it releases the lock
+            try:
+                self._write_chunks(out, content)
+                os.chmod(tmp, 0o644)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            yield tmp
+
+    @staticmethod
+    def _write_chunks(out: IO[bytes], content) -> None:  # noqa: ANN001
         delay = settings.SKILLYARD_TEST_STORAGE_WRITE_DELAY
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for chunk in content.chunks(CHUNK):
-                    out.write(chunk)
-                    if delay:
-                        out.flush()
-                        time.sleep(delay)
+        for chunk in content.chunks(CHUNK):
+            out.write(chunk)
+            if delay:
                 out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, 0o644)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        return tmp
+                time.sleep(delay)
+        out.flush()
+        os.fsync(out.fileno())
 
 
 class S3ArchiveStorage(ArchiveStorage, S3Storage):
@@ -156,9 +166,11 @@ def archive_matches(key: str, *, sha256: str, size: int) -> bool:
     return digest.hexdigest() == sha256
 
 
-def sweep_partial_files(*, older_than_seconds: float) -> list[Path]:
-    """Remove what killed workers left: ``.part`` files in the filesystem archive storage and
-    Django's upload temp files (``FILE_UPLOAD_TEMP_DIR``). Returns the removed paths."""
+def sweep_partial_files(*, older_than_seconds: float = 0) -> list[Path]:
+    """Remove what killed processes left: ``.part`` files in the filesystem archive storage and
+    Django's upload temp files (``FILE_UPLOAD_TEMP_DIR``), whatever their age unless
+    ``older_than_seconds`` says, but never one a live process is writing (it holds it locked,
+    registry/leftovers.py). Returns the removed paths."""
     cutoff = time.time() - older_than_seconds
     candidates: list[Path] = []
     if settings.FILE_UPLOAD_TEMP_DIR and Path(settings.FILE_UPLOAD_TEMP_DIR).is_dir():
@@ -166,15 +178,15 @@ def sweep_partial_files(*, older_than_seconds: float) -> list[Path]:
     storage = archive_storage()
     if isinstance(storage, FileSystemStorage) and Path(storage.location).is_dir():
         candidates += list(Path(storage.location).rglob(f"*{PART_SUFFIX}"))
-    removed = []
-    for path in candidates:
-        try:
-            if path.stat().st_mtime < cutoff:
-                path.unlink()
-                removed.append(path)
-        except FileNotFoundError:
-            continue  # finished or removed meanwhile
-    return removed
+    old_enough = (lambda path: _modified_before(path, cutoff)) if older_than_seconds else (lambda path: True)
+    return [path for path in candidates if old_enough(path) and remove_if_abandoned(path)]
+
+
+def _modified_before(path: Path, cutoff: float) -> bool:
+    try:
+        return path.stat().st_mtime < cutoff
+    except FileNotFoundError:
+        return False  # finished or removed meanwhile
 
 
 def archive_open(key: str) -> IO[bytes]:

@@ -221,9 +221,14 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB
 SKILLYARD_BODY_IDLE_SECONDS = float(os.environ.get("SKILLYARD_BODY_IDLE_SECONDS", "20"))
 # ... and must end: 50 MiB in 300 s is 170 KiB/s, slower than the slowest real link we serve.
 SKILLYARD_BODY_SECONDS = float(os.environ.get("SKILLYARD_BODY_SECONDS", "300"))
-# Their own folder, so `manage.py sweep_uploads` can remove what a killed worker left behind.
+# Their own folder, so `manage.py sweep_uploads` can remove what a killed worker left behind;
+# the handler holds each file locked while its request lives, so the sweep knows a leftover.
 FILE_UPLOAD_TEMP_DIR = str(DATA_DIR / "uploads")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+FILE_UPLOAD_HANDLERS = [
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "registry.leftovers.LockedTemporaryFileUploadHandler",
+]
 # Tests only: seconds to pause after each MiB an archive write stores, so a test can kill the
 # worker mid-write (tests/e2e). Always 0 in use.
 SKILLYARD_TEST_STORAGE_WRITE_DELAY = float(os.environ.get("SKILLYARD_TEST_STORAGE_WRITE_DELAY", "0"))
