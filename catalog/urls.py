@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from catalog import accounts, views
+from catalog import accounts, advisories, views
 
 app_name = "catalog"
 
@@ -14,6 +14,9 @@ urlpatterns = [
     path("skills/<str:name>/versions/<str:version>", views.version_page, name="version"),
     path("skills/<str:name>/versions/<str:version>/files/<path:path>", views.file_view, name="file"),
     path("skills/<str:name>/versions/<str:version>/manage", views.manage_version, name="manage-version"),
+    path("skills/<str:name>/advisories", advisories.manage, name="manage-advisories"),
+    path("advisories", advisories.advisory_list, name="advisories"),
+    path("advisories/<str:osv_id>", advisories.advisory_page, name="advisory"),
     path("owners/<str:owner>/members", views.manage_members, name="manage-members"),
     path("owners/<str:owner>", views.owner_page, name="owner"),
     path("publish", views.publish, name="publish"),

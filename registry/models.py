@@ -255,3 +255,55 @@ class AuditEvent(models.Model):
         return (
             f"{self.created_at:%Y-%m-%d %H:%M} {self.action} {self.skill}{'@' + self.version if self.version else ''}"
         )
+
+
+class AdvisorySeverity(models.TextChoices):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+class Advisory(models.Model):
+    """A security advisory on one skill: what is wrong and which versions (a range in skillctl's
+    syntax). Served as an OSV 1.6 object (registry/osv.py). Never deleted: a withdrawn advisory
+    keeps its id, with ``withdrawn_at`` set."""
+
+    osv_id = models.CharField(max_length=32, unique=True)  # SKY-<year>-<sequence of 4+ digits>
+    year = models.PositiveIntegerField()
+    sequence = models.PositiveIntegerField()
+    skill = models.ForeignKey(Skill, on_delete=models.PROTECT, related_name="advisories")
+    summary = models.CharField(max_length=200)
+    details = models.TextField(blank=True)
+    severity = models.CharField(max_length=16, choices=AdvisorySeverity.choices)
+    affected = models.CharField(max_length=200)  # a version range, e.g. "^1.2" or ">=1.0,<1.4"
+    aliases = models.JSONField(default=list, blank=True)
+    filed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    published_at = models.DateTimeField()
+    modified_at = models.DateTimeField(db_index=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        # Two filings at once may pick the same next number; the second retries (services.advisories).
+        constraints = [models.UniqueConstraint(fields=["year", "sequence"], name="advisory_sequence_unique")]
+
+    def __str__(self) -> str:
+        return self.osv_id
+
+
+class CheckHistory(models.Model):
+    """One finished run of a publish check, kept when the check runs again (a rescan after the
+    scanner's rules changed): the version's history of verdicts, each with the rules that gave it."""
+
+    version = models.ForeignKey(SkillVersion, on_delete=models.CASCADE, related_name="check_history")
+    name = models.CharField(max_length=16, choices=VersionCheck.Name.choices)
+    status = models.CharField(max_length=16, choices=VersionCheck.Status.choices)
+    outcome = models.CharField(max_length=16, blank=True)  # the scan's verdict, the tests' result
+    rules_version = models.CharField(max_length=32, blank=True)  # the scanner's rule set; "" before it had one
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["version", "name", "-finished_at"], name="check_history_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.version_id}:{self.name}={self.outcome or self.status}@{self.rules_version}"

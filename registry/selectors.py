@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 
 from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from registry.access import Actor, owner_role
 from registry.errors import BadRequest, NotFound, Unauthenticated, not_found
 from registry.models import (
+    Advisory,
     AuditEvent,
     DistTag,
     Membership,
@@ -18,7 +20,8 @@ from registry.models import (
     Token,
     VersionCheck,
 )
-from skillctl.format.versions import VersionSpecError, resolve, sort_key
+from registry.osv import advisory_osv
+from skillctl.format.versions import Version, VersionSpecError, parse_spec, resolve, sort_key
 
 # Columns no version listing shows; deferred so a listing does not load and decode them per row.
 VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings", "changelog")
@@ -271,3 +274,86 @@ def token_get_live(*, secret: str) -> Token:
     if token.expires_at is not None and token.expires_at <= timezone.now():
         raise Unauthenticated("token.expired", "The token has expired.")
     return token
+
+
+# --- advisories ---
+# Reads of advisories (registry/services/advisories.py writes them; registry/audit_report.py
+# answers `skillctl audit` with them). An advisory is visible to whoever sees its
+# skill; its OSV ``versions`` are the published versions its range matches now, so ``modified``
+# moves when a newly published version joins them (a feed reader polling ``since`` sees it).
+
+
+def advisory_get_visible(*, actor: Actor, osv_id: str) -> Advisory:
+    visible = Skill.objects.visible_to(actor.user, actor.token)
+    found = Advisory.objects.select_related("skill__owner").filter(osv_id=osv_id, skill__in=visible).first()
+    if found is None:
+        raise not_found("advisory")
+    return found
+
+
+def advisory_list_for_skill(*, skill: Skill) -> list[Advisory]:
+    """Newest first, withdrawn ones included (OSV keeps them, marked)."""
+    advisories = list(skill.advisories.order_by("-published_at", "-id"))
+    for advisory in advisories:
+        advisory.skill = skill
+    return advisories
+
+
+def advisory_feed(*, actor: Actor, since: datetime | None = None) -> list[tuple[Advisory, dict]]:
+    """Every visible advisory modified at or after ``since`` (all without it), oldest change first,
+    each with its OSV object: a reader keeps the newest ``modified`` it saw and asks from there."""
+    advisories = Advisory.objects.filter(skill__in=Skill.objects.visible_to(actor.user, actor.token))
+    if since is not None:
+        newer = SkillVersion.objects.live().filter(skill_id=OuterRef("skill_id"), published_at__gte=since)
+        advisories = advisories.filter(Q(modified_at__gte=since) | Exists(newer))
+    found = list(advisories.select_related("skill"))
+    pairs = list(zip(found, advisories_osv(advisories=found), strict=True))
+    if since is not None:
+        pairs = [(a, osv) for a, osv in pairs if _osv_modified(osv) >= since]
+    return sorted(pairs, key=lambda pair: (pair[1]["modified"], pair[0].id))
+
+
+def _osv_modified(osv: dict) -> datetime:
+    return datetime.strptime(osv["modified"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def advisories_osv(
+    *, advisories: list[Advisory], rows: list[dict] | None = None, url: Callable[[Advisory], str] | None = None
+) -> list[dict]:
+    """The OSV objects of ``advisories`` (their ``skill`` loaded), from one query of their skills'
+    versions, or from ``rows`` (``skill_id``, ``version``, ``published_at``, ``scan_verdict``)."""
+    if rows is None:
+        found = SkillVersion.objects.live().filter(skill_id__in={a.skill_id for a in advisories})
+        rows = [dict(row) for row in found.values("skill_id", "version", "published_at", "scan_verdict")]
+    by_skill: dict[int, list[dict]] = {}
+    for row in rows:
+        if row["scan_verdict"] != "malicious":  # hidden from listings (only the audit names them)
+            by_skill.setdefault(row["skill_id"], []).append(row)
+    return [_advisory_osv(a, by_skill.get(a.skill_id, []), url(a) if url else "") for a in advisories]
+
+
+def _advisory_osv(advisory: Advisory, rows: list[dict], url: str) -> dict:
+    matched = sorted(advisory_affected_rows(advisory.affected, rows), key=lambda r: sort_key(r["version"]))
+    modified = max([advisory.modified_at, *(r["published_at"] for r in matched)])
+    versions = [r["version"] for r in matched]
+    return advisory_osv(advisory, skill=advisory.skill.name, versions=versions, modified=modified, url=url)
+
+
+def advisory_affected_rows(spec: str, rows: list[dict]) -> list[dict]:
+    """The rows (dicts with ``version``) whose version the range ``spec`` holds."""
+    parsed = parse_spec(spec)
+    return [r for r in rows if (v := Version.parse(r["version"])) is not None and parsed.matches(v)]
+
+
+def advisories_for_version(*, version: SkillVersion) -> tuple[list[Advisory], list[Advisory]]:
+    """A version's open advisories: those whose range holds it, and the skill's other ones."""
+    open_ones = list(version.skill.advisories.filter(withdrawn_at__isnull=True).order_by("-published_at", "-id"))
+    row = [{"version": version.version}]
+    affecting = [a for a in open_ones if advisory_affected_rows(a.affected, row)]
+    return affecting, [a for a in open_ones if a not in affecting]
+
+
+def advisory_list_public() -> QuerySet[Advisory]:
+    """The catalog's advisory list: public skills only, newest first."""
+    public = Skill.objects.visible_to(None)
+    return Advisory.objects.filter(skill__in=public).select_related("skill").order_by("-published_at", "-id")

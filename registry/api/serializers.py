@@ -7,7 +7,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from registry import selectors
-from registry.models import Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
+from registry.models import AdvisorySeverity, Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
 from skillctl.format.limits import MAX_CHANGELOG_CHARS, MAX_REASON_CHARS
 
 
@@ -189,3 +189,86 @@ class MembershipOut(serializers.ModelSerializer):
     class Meta:
         model = Membership
         fields = ["owner", "kind", "role"]
+
+
+# --- advisories and audit (registry/api/advisories.py) ----------------------------------------
+class AdvisoryIn(serializers.Serializer):
+    summary = serializers.CharField(max_length=200, help_text="One line.")
+    details = serializers.CharField(required=False, allow_blank=True, default="", help_text="Markdown.")
+    # Checked by the service (advisory.severity_invalid), the same code for the API and the catalog.
+    severity = serializers.CharField(max_length=16, help_text=" | ".join(AdvisorySeverity.values))
+    affected = serializers.CharField(max_length=200, help_text="A version range: 1.2.3, ^1.2, >=1.0,<1.4, 1.x, *")
+    aliases = serializers.ListField(child=serializers.CharField(max_length=100), required=False, default=list)
+
+
+class OsvPackageOut(serializers.Serializer):
+    ecosystem = serializers.CharField(help_text="Skillyard")
+    name = serializers.CharField()
+
+
+class OsvRangeOut(serializers.Serializer):
+    type = serializers.CharField(help_text="SEMVER")
+    events = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        help_text="introduced, then fixed (exclusive) or last_affected (inclusive); one interval per range",
+    )
+
+
+class OsvAffectedOut(serializers.Serializer):
+    package = OsvPackageOut()
+    ranges = OsvRangeOut(many=True)
+    versions = serializers.ListField(
+        child=serializers.CharField(), help_text="Every published version the range matches: the authority"
+    )
+    database_specific = serializers.DictField(help_text='{"affected_range": the range as filed}')
+
+
+class OsvOut(serializers.Serializer):
+    """An OSV 1.6 object (https://ossf.github.io/osv-schema/)."""
+
+    schema_version = serializers.CharField()
+    id = serializers.CharField(help_text="SKY-<year>-<sequence>")
+    modified = serializers.CharField(help_text="RFC 3339, UTC; moves when a new version joins `versions`")
+    published = serializers.CharField()
+    withdrawn = serializers.CharField(required=False, help_text="Set once withdrawn; the id stays")
+    aliases = serializers.ListField(child=serializers.CharField())
+    summary = serializers.CharField()
+    details = serializers.CharField()
+    affected = OsvAffectedOut(many=True)
+    database_specific = serializers.DictField(help_text='{"severity": "low|medium|high|critical"}')
+    references = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class AdvisoryListOut(serializers.Serializer):
+    advisories = OsvOut(many=True)
+
+
+class AuditSkillIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64)
+    version = serializers.CharField(max_length=128)
+
+
+class AuditIn(serializers.Serializer):
+    skills = AuditSkillIn(many=True, help_text="The installed versions, at most 500")
+
+
+class AuditResultOut(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    found = serializers.BooleanField(help_text="false: no such version, or a skill the caller may not see")
+    scan_verdict = serializers.CharField(required=False, help_text="pass | review | warn | malicious; empty: pending")
+    scan_findings = serializers.ListField(child=serializers.DictField(), required=False, help_text="for warn only")
+    test_result = serializers.CharField(required=False, help_text="passed | failed | error | none; empty: pending")
+    test_summary = serializers.CharField(required=False, help_text="failed or error: what failed")
+    yanked = serializers.BooleanField(required=False)
+    yanked_reason = serializers.CharField(required=False)
+    deprecated = serializers.CharField(required=False, help_text="the message; empty: not deprecated")
+    advisories = OsvOut(many=True, required=False, help_text="open advisories holding this version")
+    latest_clean = serializers.CharField(
+        required=False, allow_null=True, help_text="highest version not yanked, not malicious, under no open advisory"
+    )
+
+
+class AuditOut(serializers.Serializer):
+    as_of = serializers.CharField(help_text="RFC 3339: when the registry answered")
+    results = AuditResultOut(many=True)

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from registry.api import accounts, skills
+from registry.api import accounts, advisories, skills
 from registry.api.docs import api_docs
 
 app_name = "api"
@@ -25,6 +25,11 @@ urlpatterns = [
     path("skills/<str:name>/versions/<str:version>/deprecate", skills.Deprecate.as_view(), name="version-deprecate"),
     path("skills/<str:name>/dist-tags", skills.DistTags.as_view(), name="dist-tags"),
     path("skills/<str:name>/dist-tags/<str:tag>", skills.DistTagDetail.as_view(), name="dist-tag-detail"),
+    path("skills/<str:name>/advisories", advisories.SkillAdvisories.as_view(), name="skill-advisories"),
+    path("advisories", advisories.AdvisoryFeed.as_view(), name="advisory-feed"),
+    path("advisories/<str:osv_id>", advisories.AdvisoryDetail.as_view(), name="advisory-detail"),
+    path("advisories/<str:osv_id>/withdraw", advisories.AdvisoryWithdraw.as_view(), name="advisory-withdraw"),
+    path("audit", advisories.Audit.as_view(), name="audit"),
     path("orgs", accounts.OrgList.as_view(), name="org-list"),
     path("orgs/<str:org>", accounts.OrgDetail.as_view(), name="org-detail"),
     path("orgs/<str:org>/members", accounts.OrgMembers.as_view(), name="org-members"),

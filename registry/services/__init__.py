@@ -13,6 +13,7 @@ from registry.services.accounts import (
     user_create,
     user_owner_ensure,
 )
+from registry.services.advisories import advisory_create, advisory_may_file, advisory_withdraw
 from registry.services.audit import audit_record
 from registry.services.checks import (
     check_fail,
@@ -42,6 +43,9 @@ from registry.services.versions import (
 
 __all__ = [
     "PublishResult",
+    "advisory_create",
+    "advisory_may_file",
+    "advisory_withdraw",
     "audit_record",
     "check_fail",
     "check_finish",
