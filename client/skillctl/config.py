@@ -9,7 +9,9 @@ Two TOML files in ``paths.config_dir()``:
   ``[agents.<name>.tools]`` (the same keys but ``groups``; read by
   :meth:`skillctl.runtime.policy.ToolPolicy.from_config`), ``[runtime] trusted_toolsets`` (the
   ``module:Class`` patterns of the skills' toolsets an agent may load,
-  :mod:`skillctl.runtime.toolsets`), and any other keys the ``config``
+  :mod:`skillctl.runtime.toolsets`), ``[runtime] trusted_mcp`` (the skills whose MCP command
+  the user trusted, each pinned to a digest; written only by ``skillctl mcp trust``,
+  :mod:`skillctl.runtime.mcp_trust`), and any other keys the ``config``
   gates of skills read (dotted, e.g. ``browser.enabled``).
 - ``credentials.toml``: ``[registries.<name>] token``. Both files are created with mode 0600
   from the first byte (a temp file opened 0600, then one rename), so a token is never readable

@@ -1,7 +1,11 @@
 """The MCP servers of loaded skills (a skill's ``mcp`` block), for one SkillSet session.
 
-A server starts when its skill is loaded: ``${VAR}`` in its ``env`` is expanded from the skill's
-vars, then the environment; the SDK's stdio client runs the command (in the skill folder) and
+A server starts when its skill is loaded, and only if the user trusted its command as it is now
+(:mod:`skillctl.runtime.mcp_trust`; else nothing starts). ``${VAR}`` in its ``env`` is expanded
+only from the vars the skill declares (:mod:`skillctl.vars`: vars.json, variables.json, the
+environment for those names, the default); an undeclared name becomes "" with a warning. The
+server's environment is those values plus ``INHERITED_ENV`` (PATH, HOME, the locale...), never
+the rest of ours. The SDK's stdio client runs the command (in the skill folder) and
 does the handshake; its tools are listed once and offered as ``mcp:<skill>.<tool>``. It stops
 after ``idle_timeout`` seconds without a call, when the session closes, and after a call
 timed out (a server that did not answer is not trusted with the next call); it is started
@@ -23,15 +27,18 @@ import asyncio
 import atexit
 import json
 import logging
+import os
 import re
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skillctl.errors import SkillctlError
+from skillctl.runtime.mcp_trust import VAR_REFERENCE, require_trusted
 from skillctl.runtime.sdk import require_mcp
 
 log = logging.getLogger("skillctl.runtime.mcp")
@@ -42,7 +49,10 @@ CALL_TIMEOUT_S = 120.0  # the longest an agent waits for one tool; then it gets 
 STOP_TIMEOUT_S = 10.0  # the SDK's shutdown: close stdin, 2 s, SIGTERM, 2 s, SIGKILL
 DEADLINE_MARGIN_S = 5.0  # the caller's backstop over the loop's own deadlines
 STDERR_TAIL_CHARS = 1500  # what of a server's stderr an error quotes
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+UNDECLARED_VAR = "mcp.undeclared_var"  # the code of the warning for an undeclared ${VAR}
+# What a server inherits from us: enough to find programs, a home, a locale and a temp folder;
+# never the rest of our environment (tokens, cloud keys), which reaches it only as declared vars.
+INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
 
 class McpServerError(SkillctlError):
@@ -73,8 +83,9 @@ class ServerSpec:
     cwd: Path
     startup_timeout: float
     idle_timeout: float
-    env: dict[str, str] = field(repr=False, default_factory=dict)
+    env: dict[str, str] = field(repr=False, default_factory=dict)  # all it gets: inherited_env + its own
     secrets: frozenset[str] = field(repr=False, default=frozenset())
+    warnings: tuple[str, ...] = ()  # what the caller reports (an undeclared ${VAR} left empty)
 
     def mask(self, text: str) -> str:
         from skillctl.vars import ResolvedVars
@@ -83,42 +94,51 @@ class ServerSpec:
 
 
 def server_spec(skill, *, config=None, environ: dict[str, str] | None = None) -> ServerSpec:
-    """The spec of an installed skill's ``mcp`` block, its ``${VAR}`` expanded."""
+    """The spec of an installed skill's ``mcp`` block, ``${VAR}`` expanded from its declared
+    vars: only for a command the user trusted as it is now (:mod:`skillctl.runtime.mcp_trust`)."""
     from skillctl.config import Config
     from skillctl.vars import env_for_skill, resolve_vars
 
+    trusted = require_trusted(skill, config)  # before any var is read: nothing of an untrusted skill runs
     spec = skill.manifest.mcp
-    if spec is None or not (spec.command or spec.url):
-        raise McpServerError(f"{skill.name} declares no MCP server", code="mcp.no_server")
-    if not spec.command:
-        raise McpServerError(
-            f"{skill.name}'s MCP server is remote ({spec.url}); only commands are started",
-            hint="Connect your agent to that URL itself.",
-            code="mcp.unsupported",
-        )
-    resolved = resolve_vars(skill.manifest, Path(skill.path), env=environ, config=config)
     environment = env_for_skill(skill.manifest, config or Config(), environ)
-    secrets, env = set(resolved.secrets), {}
+    resolved = resolve_vars(skill.manifest, Path(skill.path), env=environment, config=config)
+    declared = {name: resolved.values.get(name) for name in skill.manifest.vars}  # never other names
+    secrets, env, warnings = set(resolved.secrets), {}, list[str]()
     for key, template in spec.env.items():
-        env[key] = _expand(skill.name, key, template, resolved.values, environment, secrets)
+        env[key] = _expand(skill.name, key, template, declared, secrets, warnings)
     return ServerSpec(
         skill=skill.name,
-        command=spec.command,
-        args=tuple(spec.args),
-        cwd=Path(skill.path).resolve(),
+        command=trusted.command,
+        args=trusted.args,
+        cwd=trusted.cwd,
         startup_timeout=spec.startup_timeout or DEFAULT_STARTUP_TIMEOUT_S,
         idle_timeout=spec.idle_timeout or DEFAULT_IDLE_TIMEOUT_S,
-        env=env,
+        env={**inherited_env(os.environ if environ is None else environ), **env},
         secrets=frozenset(s for s in secrets if s),
+        warnings=tuple(warnings),
     )
 
 
-def _expand(skill: str, key: str, template: str, values: dict, environment: dict, secrets: set) -> str:
+def inherited_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """What a server gets of our environment: enough to find programs, a home and a locale."""
+    return {name: environ[name] for name in INHERITED_ENV if environ.get(name)}
+
+
+def _expand(skill: str, key: str, template: str, declared: dict, secrets: set, warnings: list) -> str:
+    """``template`` with each ``${VAR}`` replaced: a declared var's value (mcp.missing_env when it
+    has none), an undeclared name by "" and a warning, never a value from our environment."""
     from skillctl.config import is_secret_key
 
     def value(match: re.Match) -> str:
         name = match.group(1)
-        found = values.get(name) or environment.get(name)
+        if name not in declared:
+            warnings.append(
+                f"${{{name}}} (in {key}) is not a var the skill {skill} declares: left empty "
+                f"[{UNDECLARED_VAR}]; the author declares it under `vars:` in SKILL.md"
+            )
+            return ""
+        found = declared.get(name)
         if not found:
             raise McpServerError(
                 f"the MCP server of {skill} needs ${{{name}}} (for {key}) and it has no value",
@@ -129,7 +149,7 @@ def _expand(skill: str, key: str, template: str, values: dict, environment: dict
             secrets.add(found)
         return found
 
-    return _VAR.sub(value, template)
+    return VAR_REFERENCE.sub(value, template)
 
 
 class _Loop:

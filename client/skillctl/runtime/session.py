@@ -14,7 +14,10 @@ change a running conversation); which skill is active and where it hands over is
 A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.tools`). Loading a
 skill makes it the active skill; one that declares an ``mcp`` server starts it
 (:mod:`skillctl.runtime.mcp_clients`) and adds its tools, ``mcp:<skill>.<tool>``; so ask for
-``tool_definitions()`` again after a ``load_skill``. While the active skill has conditional next
+``tool_definitions()`` again after a ``load_skill``. Only a command the user trusted as it is now
+starts (``skillctl mcp trust``, :mod:`skillctl.runtime.mcp_trust`); otherwise the skill loads as
+instructions only and the ``load_skill`` result says why (``mcp.untrusted``,
+``mcp.trust_changed``) and how to trust it. While the active skill has conditional next
 skills, ``skill_transition`` is offered too; with ``SkillSet(manage_skills=True)``,
 ``skill_management`` (:mod:`skillctl.runtime.management`). A skill's trusted toolsets
 (:mod:`skillctl.runtime.toolsets`) add ``toolset:<skill>.<method>`` tools when it is loaded.
@@ -44,6 +47,7 @@ from skillctl.runtime.policy import ToolPolicy
 from skillctl.runtime.snapshot import PinnedSkills, Snapshot
 from skillctl.runtime.toolsets import Toolsets, trusted_patterns
 
+UNTRUSTED_CODES = ("mcp.untrusted", "mcp.trust_changed")  # the user has not consented to the command
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -203,8 +207,8 @@ class Session:
             return tools.error_reply(err)
 
     def load_skill(self, name: Any) -> str:
-        """The skill's instructions; it becomes the active skill; its MCP server, if it has one,
-        is started and its tools named."""
+        """The skill's instructions; it becomes the active skill; its MCP server, if it has one
+        and the user trusted its command, is started and its tools named."""
         text = tools.load_skill(self.pinned, name)
         skill = tools.skill_named(self.pinned, name)
         with self._lock:
@@ -244,11 +248,17 @@ class Session:
             started = self._mcp.start(spec)
         except SkillctlError as err:
             hint = f" {err.hint}" if err.hint else ""
+            if err.code in UNTRUSTED_CODES:
+                self.reporter.warn(f"{err.message} [{err.code}]")
             return f"(This skill's MCP server is not available: {err.message} [{err.code}].{hint})"
+        for warning in spec.warnings:
+            self.reporter.warn(warning)
         names = (
             ", ".join(wire_name(t.qualified) for t in started if self.policy.allows(t.qualified)) or "none allowed here"
         )
-        return f"This skill's MCP server is running. Its tools: {names}."
+        return "\n".join(
+            [f"This skill's MCP server is running. Its tools: {names}.", *(f"({w})" for w in spec.warnings)]
+        )
 
     def _qualified(self, tool: str) -> str:
         """The ``mcp:``/``toolset:<skill>.<tool>`` form of a wire name the session gave out; others as they are."""

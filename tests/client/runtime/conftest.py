@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from skillctl.config import Config
+
 NOTES_MD = """---
 name: notes
 description: Take notes in markdown files and keep a journal of meetings.
@@ -107,3 +109,14 @@ def pid_alive(pid: int) -> bool:
 
 def skillctl_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "skillctl", *args]
+
+
+def trusting(skills_root: Path, *names: str, **values) -> Config:
+    """A Config whose ``[runtime] trusted_mcp`` pins the MCP commands of the named skills under
+    ``skills_root`` as they are now (what ``skillctl mcp trust`` writes), with other ``values``."""
+    from skillctl import discovery
+    from skillctl.runtime.mcp_trust import server_command
+
+    found = discovery.discover_dir(skills_root)
+    entries = [{"name": name, "digest": server_command(found.get(name)).digest} for name in names]
+    return Config(values={**values, "runtime": {"trusted_mcp": entries}})

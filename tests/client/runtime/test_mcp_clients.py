@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skillctl.skillset import SkillSet
-from tests.client.runtime.conftest import pid_alive, wait_until, write_skill
+from tests.client.runtime.conftest import pid_alive, trusting, wait_until, write_skill
 
 pytest.importorskip("mcp")
 
@@ -85,6 +85,8 @@ def make_tester(root: Path, *, mode: str = "", startup: float = 10, idle: float 
             "vars:",
             "  API_TOKEN:",
             "    secret: true",
+            "  TESTER_PID_FILE:",
+            "    description: where the server writes its pid",
             "mcp:",
             f"  command: {json.dumps(sys.executable)}",
             "  args: [server.py]",
@@ -104,7 +106,7 @@ def make_tester(root: Path, *, mode: str = "", startup: float = 10, idle: float 
 @pytest.fixture
 def pid_file(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "server.pid"
-    monkeypatch.setenv("TESTER_PID_FILE", str(path))  # reaches the server through ${VAR} from the environment
+    monkeypatch.setenv("TESTER_PID_FILE", str(path))  # a declared var: reaches the server from the environment
     return path
 
 
@@ -113,6 +115,9 @@ def server_pid(pid_file: Path) -> int:
 
 
 def open_skills(tmp_path, **options) -> SkillSet:
+    """The skills under tmp_path/skills, with the user's trust in tester's command as it is now."""
+    if "config" not in options:
+        options["config"] = trusting(tmp_path / "skills", "tester")
     return SkillSet.from_dir(tmp_path / "skills", semantic=False, **options)
 
 
@@ -220,8 +225,10 @@ def test_a_server_dying_before_the_handshake_reports_its_stderr_masked(tmp_path,
     assert SECRET not in text and SECRET not in caplog.text
 
 
-def test_a_missing_variable_is_named_and_nothing_starts(tmp_path, home, pid_file):
+def test_a_declared_variable_without_a_value_is_named_and_nothing_starts(tmp_path, home, pid_file):
     make_tester(tmp_path / "skills", env={"OTHER": "${NOT_SET_ANYWHERE}"})
+    skill_md = tmp_path / "skills" / "tester" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("vars:\n", "vars:\n  NOT_SET_ANYWHERE: {}\n"))
     with open_skills(tmp_path) as skills:
         text = call(skills, "load_skill", name="tester")
         assert "[mcp.missing_env]" in text and "NOT_SET_ANYWHERE" in text
@@ -231,7 +238,7 @@ def test_a_missing_variable_is_named_and_nothing_starts(tmp_path, home, pid_file
 
 def test_a_skill_without_a_server_starts_nothing(tmp_path, home):
     write_skill(tmp_path / "skills" / "plain", "---\nname: plain\ndescription: Nothing special here.\n---\nHi.\n")
-    with open_skills(tmp_path) as skills:
+    with open_skills(tmp_path, config=None) as skills:
         assert "MCP" not in call(skills, "load_skill", name="plain")
         assert skills.session()._mcp is None
 
@@ -242,7 +249,7 @@ def test_env_values_reach_the_server_and_stay_out_of_the_repr(tmp_path, home, pi
     monkeypatch.setenv("API_TOKEN", "from-the-environment")  # vars.json wins over the environment
     make_tester(tmp_path / "skills")
     skills = open_skills(tmp_path)
-    spec = server_spec(skills.get("tester"))
+    spec = server_spec(skills.get("tester"), config=skills.config)
     assert spec.env["API_TOKEN"] == SECRET and spec.env["PID_FILE"] == os.environ["TESTER_PID_FILE"]
     assert SECRET in spec.secrets and SECRET not in repr(spec)
     assert spec.cwd == (tmp_path / "skills" / "tester").resolve()
@@ -252,9 +259,9 @@ def test_env_values_reach_the_server_and_stay_out_of_the_repr(tmp_path, home, pi
 
 
 def policed(tmp_path, tools: dict) -> SkillSet:
-    from skillctl.config import Config
-
-    return SkillSet.from_dir(tmp_path / "skills", semantic=False, config=Config(values={"tools": tools}))
+    return SkillSet.from_dir(
+        tmp_path / "skills", semantic=False, config=trusting(tmp_path / "skills", "tester", tools=tools)
+    )
 
 
 def test_denied_mcp_tools_are_neither_offered_nor_run(tmp_path, home, pid_file):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.runtime.conftest import config_toml, write_skill
+from tests.client.runtime.conftest import config_toml, skillctl_argv, write_skill
 from tests.client.runtime.fake_llm import FakeChatServer, reply_calling, reply_saying
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,6 +53,10 @@ def test_the_readmes_skill_examples_validate_without_a_finding(tmp_path, frontma
 
 
 def run_example(name: str, project: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
+    return run_in(project, home, [sys.executable, str(example(name))], **env)
+
+
+def run_in(project: Path, home: Path, argv: list[str], **env: str) -> subprocess.CompletedProcess:
     environ = {
         **os.environ,
         "SKILLYARD_HOME": str(home),
@@ -61,9 +65,7 @@ def run_example(name: str, project: Path, home: Path, **env: str) -> subprocess.
         "PYTHONPATH": os.pathsep.join(sys.path),
         **env,
     }
-    result = subprocess.run(
-        [sys.executable, str(example(name))], cwd=project, env=environ, capture_output=True, text=True, timeout=120
-    )
+    result = subprocess.run(argv, cwd=project, env=environ, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result
 
@@ -172,6 +174,10 @@ def test_mcp_skill_example(tmp_path):
     (project / ".agents" / "skills" / "issues" / "server.py").write_text(ISSUES_SERVER)
     # `command: python3` as written: this interpreter (which has the SDK) first on PATH.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    untrusted = run_example("mcp_skill", project, tmp_path / "home", ISSUES_TOKEN="not-for-the-model", PATH=path)
+    assert untrusted.stdout.splitlines()[0] == "[]"  # the README's trust step not taken yet: nothing started
+    assert json.loads(untrusted.stdout.splitlines()[1])["error"] == "tool.unknown"
+    run_in(project, tmp_path / "home", skillctl_argv("mcp", "trust", "issues", "--yes"), PATH=path)
     result = run_example("mcp_skill", project, tmp_path / "home", ISSUES_TOKEN="not-for-the-model", PATH=path)
     assert result.stdout.splitlines() == [
         "['mcp__issues__search']",

@@ -8,7 +8,7 @@ import sys
 
 from skillctl.runtime.session import WIRE_NAME_MAX, wire_name
 from skillctl.skillset import SkillSet
-from tests.client.runtime.conftest import write_skill
+from tests.client.runtime.conftest import trusting, write_skill
 
 PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept
 
@@ -30,8 +30,9 @@ def test_without_the_sdk_a_server_skill_still_loads_and_says_which_extra(tmp_pat
     write_skill(
         tmp_path / "skills" / "srv", "---\nname: srv\ndescription: Has a server.\nmcp: python3 server.py\n---\nHello.\n"
     )
+    config = trusting(tmp_path / "skills", "srv")  # trusted, so only the missing SDK stops it
     monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails as if the extra were absent
-    with SkillSet.from_dir(tmp_path / "skills", semantic=False) as skills:
+    with SkillSet.from_dir(tmp_path / "skills", semantic=False, config=config) as skills:
         text = skills.handle_tool_call("load_skill", {"name": "srv"})
         assert "Hello." in text and "[runtime.mcp_missing]" in text and "skillyard[agent]" in text
         assert [t["name"] for t in skills.tool_definitions("anthropic")] == ["load_skill", "read_skill_file"]
