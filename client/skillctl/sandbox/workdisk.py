@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import stat
 import threading
 from collections.abc import Callable
@@ -111,7 +112,10 @@ def usage(folder: Path) -> int:
 
 
 def ran_out_of_disk(exit_code: int | None, stderr: str) -> bool:
-    """A failed run whose last words were a disk error (caught even if it cleaned up after)."""
+    """A failed run whose last words were a disk error (caught even if it cleaned up after), or
+    that SIGXFSZ killed (a program that does not ignore it, writing past RLIMIT_FSIZE)."""
+    if exit_code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
+        return True
     return exit_code not in (0, None) and any(marker in stderr for marker in DISK_ERRORS)
 
 

@@ -306,6 +306,12 @@ def test_one_file_past_the_file_size_limit_ends_with_limits_disk(run_payload):
     assert result.status == "limits.disk", (result.status, result.stderr[-500:])
 
 
+def test_a_program_killed_by_sigxfsz_ends_with_limits_disk(run_payload):
+    # Unlike Python, head does not ignore SIGXFSZ: the kernel kills it at the file size limit.
+    result = run_payload("", command=["sh", "-c", "head -c 1073741824 /dev/zero > /work/big"])
+    assert (result.status, result.exit_code) == ("limits.disk", 128 + 25), result.stderr[-500:]
+
+
 def test_work_size_is_configurable_per_run(run_payload, last_report):
     result = run_payload(
         """
