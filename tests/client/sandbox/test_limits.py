@@ -271,6 +271,7 @@ class HostFolderWatch:
         self.thread.join()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="the /work tmpfs is mounted by a root executor")
 def test_writing_a_gigabyte_to_work_ends_with_limits_disk(run_payload, sandbox_tmp):
     with HostFolderWatch(sandbox_tmp) as host:
         result = run_payload(GIGABYTE_WRITER)
@@ -312,6 +313,7 @@ def test_a_program_killed_by_sigxfsz_ends_with_limits_disk(run_payload):
     assert (result.status, result.exit_code) == ("limits.disk", 128 + 25), result.stderr[-500:]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="the /work tmpfs is mounted by a root executor")
 def test_work_size_is_configurable_per_run(run_payload, last_report):
     result = run_payload(
         """
@@ -338,3 +340,13 @@ def test_without_the_right_to_mount_a_watcher_ends_the_run(run_payload, sandbox_
     assert result.duration_ms < TIMEOUT * 1000  # ended by the watcher, not by the timeout
     # Best effort: a fast writer gets past the limit by its speed times the watch interval.
     assert host.samples and host.peak < WORK_LIMIT + (128 << 20), host.peak
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the /work tmpfs is mounted by a root executor")
+def test_an_input_bigger_than_work_is_refused_before_the_run(run_payload, sandbox_tmp):
+    from skillctl.sandbox import SandboxRequestError
+
+    with pytest.raises(SandboxRequestError) as refused:
+        run_payload("print('never')\n", input="x" * (5 << 20), work_size_mb=4)
+    assert refused.value.code == "sandbox.request"
+    assert not list(sandbox_tmp.glob("skillyard-run-*"))  # its folder (and tmpfs) already gone
