@@ -19,6 +19,11 @@ fi
 if [ -z "${SKILLYARD_ALLOWED_HOSTS:-}" ] && [ "$HOST" != 127.0.0.1 ] && [ "$HOST" != localhost ]; then
   export SKILLYARD_ALLOWED_HOSTS="127.0.0.1,localhost,$HOST"
 fi
+# HTTPS settings (Secure cookies, HSTS, redirect) are on by default on PostgreSQL or S3; uvicorn
+# here speaks plain http, so serving loopback only they are off unless SKILLYARD_HTTPS says so.
+if [ -z "${SKILLYARD_HTTPS:-}" ] && { [ "$HOST" = 127.0.0.1 ] || [ "$HOST" = localhost ]; }; then
+  export SKILLYARD_HTTPS=0
+fi
 # Sign-up in the catalog: open on loopback (a try-out on this machine), closed when served to
 # others unless SKILLYARD_SIGNUP says otherwise (the settings' default is closed).
 if [ -z "${SKILLYARD_SIGNUP:-}" ]; then

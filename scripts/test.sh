@@ -61,9 +61,10 @@ pg_log=$(mktemp)
 trap 'rm -f "$pg_log"' EXIT
 if [ -d tests/registry ]; then
   stage "registry tests (and the check tasks) on PostgreSQL: started alongside, output below when done"
-  # Not the embedded default: a deployment's settings need a key and host names.
+  # Not the embedded default: a deployment's settings need a key and host names, and say no to
+  # HTTPS (on by default there) since the test client speaks plain http.
   DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL" SKILLYARD_SECRET_KEY=test-only-not-secret \
-    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost \
+    SKILLYARD_ALLOWED_HOSTS=testserver,127.0.0.1,localhost SKILLYARD_HTTPS=0 \
     pytest_status tests/registry tests/worker/test_tasks.py -q -p no:xdist >"$pg_log" 2>&1 &
   pg_pid=$!
 fi

@@ -73,6 +73,24 @@ if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("SKILLYARD_ALLOWED_HOSTS is not set: list the host names this registry answers to.")
 if "*" in ALLOWED_HOSTS and not DEBUG:
     raise ImproperlyConfigured("SKILLYARD_ALLOWED_HOSTS must name the hosts; '*' accepts any Host header.")
+# A leading dot accepts a domain and all its subdomains: it must name a domain of at least two
+# labels (`.example.com`), never a whole top-level domain (`.com`, `.localhost`, `.`) nor, for
+# the common ones, a registry's second level (`.co.uk`, `.com.au`): anyone can own a name there.
+_REGISTRY_SECOND_LEVELS = {"co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go"}
+
+
+def _host_too_wide(entry: str) -> bool:
+    if not entry.startswith("."):
+        return False
+    labels = entry[1:].split(".")
+    return "" in labels or len(labels) < 2 or (len(labels) == 2 and labels[0].lower() in _REGISTRY_SECOND_LEVELS)
+
+
+for _host in ALLOWED_HOSTS:
+    if _host_too_wide(_host):
+        raise ImproperlyConfigured(
+            f"SKILLYARD_ALLOWED_HOSTS: {_host!r} covers a whole top-level domain; name yours (e.g. '.example.com')."
+        )
 # The registry's public address (https://skills.example.com): absolute URLs use it when set.
 SKILLYARD_PUBLIC_URL = os.environ.get("SKILLYARD_PUBLIC_URL", "").rstrip("/")
 CSRF_TRUSTED_ORIGINS = _csv("SKILLYARD_CSRF_TRUSTED_ORIGINS")
@@ -84,16 +102,35 @@ for _proxy in SKILLYARD_TRUSTED_PROXIES:
     except ValueError:
         raise ImproperlyConfigured(f"SKILLYARD_TRUSTED_PROXIES: {_proxy!r} is not an address or CIDR") from None
 
-# --- HTTPS: a deployment behind TLS sets SKILLYARD_HTTPS=1 (README "Running a registry") ----
-HTTPS = env_bool("SKILLYARD_HTTPS")
+# --- HTTPS (README "Running a registry") ---------------------------------------------------
+
+
+def _https() -> bool:
+    """SKILLYARD_HTTPS; unset, on for every deployment but the embedded default (one machine,
+    loopback) and DEBUG: Secure cookies and HSTS unless the operator opts out with an explicit
+    SKILLYARD_HTTPS=0 (a deployment that forgot the variable once ran with neither)."""
+    value = os.environ.get("SKILLYARD_HTTPS", "").strip().lower()
+    if not value:
+        return not (EMBEDDED or DEBUG)
+    if value not in {"1", "true", "yes", "0", "false", "no"}:
+        raise ImproperlyConfigured(f"SKILLYARD_HTTPS must be 1 or 0, not {value!r}")
+    return value in {"1", "true", "yes"}
+
+
+HTTPS = _https()
+_proxy_ssl = os.environ.get("SKILLYARD_PROXY_SSL_HEADER", "").strip()
 if HTTPS:
-    SECURE_SSL_REDIRECT = env_bool("SKILLYARD_SSL_REDIRECT", default=True)
+    # Redirect plain http to https, except behind trusted proxies that do not say which requests
+    # came over TLS (SKILLYARD_PROXY_SSL_HEADER): every request looks plain here, so a redirect
+    # would loop; such a proxy redirects itself. SKILLYARD_SSL_REDIRECT overrides either way.
+    _redirect_loops = bool(SKILLYARD_TRUSTED_PROXIES) and not _proxy_ssl
+    SECURE_SSL_REDIRECT = env_bool("SKILLYARD_SSL_REDIRECT", default=not _redirect_loops)
     SECURE_HSTS_SECONDS = env_int("SKILLYARD_HSTS_SECONDS", 365 * 24 * 3600)  # a year, as preload lists ask
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SKILLYARD_HSTS_SUBDOMAINS", default=True)
     SECURE_HSTS_PRELOAD = env_bool("SKILLYARD_HSTS_PRELOAD", default=False)  # a choice for the operator
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 # Behind a TLS-terminating proxy: "X-Forwarded-Proto" (only that header, only from the proxy).
-if _proxy_ssl := os.environ.get("SKILLYARD_PROXY_SSL_HEADER", "").strip():
+if _proxy_ssl:
     SECURE_PROXY_SSL_HEADER = (f"HTTP_{_proxy_ssl.upper().replace('-', '_')}", "https")
 # HSTS preload commits every subdomain to HTTPS for good: the operator's decision
 # (SKILLYARD_HSTS_PRELOAD=1), so the check that asks for it is not a deployment error here.
@@ -327,7 +364,15 @@ CELERY_TASK_TIME_LIMIT = 600
 # Redelivery of an unacknowledged task after this long (Redis visibility timeout); above the
 # longest check, so a slow check is never run twice at once.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
-CELERY_BEAT_SCHEDULE = {"checks-sweep": {"task": "checks.sweep", "schedule": 300.0}}
+# Re-scans after the scanner's rules change (worker/tasks.py checks.rescan): a scan takes well under
+# a second, so 50 versions a minute keep a worker (or the two embedded threads) mostly free for
+# new publishes while a registry of 10,000 versions is re-judged within a few hours.
+SKILLYARD_RESCAN_BATCH = int(os.environ.get("SKILLYARD_RESCAN_BATCH", "50"))
+SKILLYARD_RESCAN_INTERVAL_SECONDS = float(os.environ.get("SKILLYARD_RESCAN_INTERVAL_SECONDS", "60"))
+CELERY_BEAT_SCHEDULE = {
+    "checks-sweep": {"task": "checks.sweep", "schedule": 300.0},
+    "checks-rescan": {"task": "checks.rescan", "schedule": SKILLYARD_RESCAN_INTERVAL_SECONDS},
+}
 # Queue the publish checks at all (tests not about them turn this off; the checks stay pending).
 SKILLYARD_CHECKS_ENABLED = env_bool("SKILLYARD_CHECKS_ENABLED", default=True)
 # The sandbox backend of the tests check: Docker, as DESIGN §9 says ("auto" allows bubblewrap).

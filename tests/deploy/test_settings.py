@@ -145,3 +145,72 @@ def test_a_request_the_proxy_marks_https_is_secure_and_not_redirected(settings, 
     assert plain.status_code == 301 and plain["Location"].startswith("https://")
     assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="https").status_code == 200
     assert client.get("/api/v1/skills", HTTP_X_FORWARDED_PROTO="http").status_code == 301
+
+
+SHOW_HTTPS = (
+    "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+    "s.SECURE_HSTS_SECONDS, s.SECURE_SSL_REDIRECT)"
+)
+A_YEAR = 365 * 24 * 3600
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        # A deployment that says nothing about HTTPS gets it (issue 34: no Secure cookies, no HSTS).
+        ({"SKILLYARD_PROXY_SSL_HEADER": "", "SKILLYARD_TRUSTED_PROXIES": ""}, f"True True {A_YEAR} True"),
+        # Behind a proxy that marks https requests, the registry can tell them apart: redirect on.
+        ({}, f"True True {A_YEAR} True"),
+        # Behind a proxy that does not say which requests came over TLS, every request looks plain
+        # here: a redirect would loop, so the proxy redirects.
+        ({"SKILLYARD_PROXY_SSL_HEADER": ""}, f"True True {A_YEAR} False"),
+        ({"SKILLYARD_HTTPS": "0"}, "False False 0 False"),  # the explicit opt-out
+    ],
+)
+def test_a_deployment_defaults_to_https_settings(tmp_path, changes, expected):
+    env = {k: v for k, v in PRODUCTION.items() if k != "SKILLYARD_HTTPS"}
+    env = {**env, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50), **changes}
+    result = manage("shell", "-c", SHOW_HTTPS, env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == expected
+
+
+def test_the_embedded_default_stays_on_plain_http(tmp_path):
+    result = manage("shell", "-c", SHOW_HTTPS, env={}, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False False 0 False"
+
+
+def test_check_deploy_is_clean_without_saying_https(tmp_path):
+    env = {k: v for k, v in PRODUCTION.items() if k != "SKILLYARD_HTTPS"}
+    env["SKILLYARD_SECRET_KEY"] = secrets.token_urlsafe(50)
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("host", [".com", ".", ".co.uk", ".localhost", "..com", ".com.au"])
+def test_an_allowed_host_covering_a_whole_top_level_domain_is_refused(tmp_path, host):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50)}
+    env["SKILLYARD_ALLOWED_HOSTS"] = f"skills.example.com,{host}"
+    result = manage("check", env=env, tmp_path=tmp_path)
+    assert result.returncode != 0
+    assert "SKILLYARD_ALLOWED_HOSTS" in result.stderr.strip().splitlines()[-1] and repr(host) in result.stderr
+
+
+def test_allowed_hosts_naming_a_domain_and_its_subdomains_are_accepted(tmp_path):
+    env = {**PRODUCTION, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50)}
+    env["SKILLYARD_ALLOWED_HOSTS"] = ".example.com,skills.example.org,.example.co.uk,10.0.0.5,[::1]"
+    show = "from django.conf import settings as s; print(s.ALLOWED_HOSTS)"
+    result = manage("shell", "-c", show, env=env, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "'.example.co.uk'" in result.stdout.strip().splitlines()[-1]
+
+
+def test_launchers_that_serve_plain_http_off_the_embedded_defaults_opt_out_of_https_explicitly():
+    """HTTPS is the default off the embedded defaults: what serves plain http says so."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yaml").read_text())
+    assert compose["services"]["web"]["environment"]["SKILLYARD_HTTPS"] == "${SKILLYARD_HTTPS:-0}"
+    postgres_run = (ROOT / "scripts" / "test.sh").read_text().split('DATABASE_URL="$SKILLYARD_TEST_POSTGRES_URL"')[1]
+    assert "SKILLYARD_HTTPS=0" in postgres_run.split("pytest_status")[0]
