@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from skillctl.errors import SkillctlError
-from skillctl.runtime.mcp_trust import VAR_REFERENCE, require_trusted
+from skillctl.runtime.mcp_trust import VAR_REFERENCE, named_files, require_trusted
 from skillctl.runtime.sdk import require_mcp
 
 log = logging.getLogger("skillctl.runtime.mcp")
@@ -86,6 +86,7 @@ class ServerSpec:
     env: dict[str, str] = field(repr=False, default_factory=dict)  # all it gets: inherited_env + its own
     secrets: frozenset[str] = field(repr=False, default=frozenset())
     warnings: tuple[str, ...] = ()  # what the caller reports (an undeclared ${VAR} left empty)
+    files: dict[str, str] = field(default_factory=dict)  # the trusted sha256 of the skill files it runs
 
     def mask(self, text: str) -> str:
         from skillctl.vars import ResolvedVars
@@ -117,6 +118,7 @@ def server_spec(skill, *, config=None, environ: dict[str, str] | None = None) ->
         env={**inherited_env(os.environ if environ is None else environ), **env},
         secrets=frozenset(s for s in secrets if s),
         warnings=tuple(warnings),
+        files=trusted.files,
     )
 
 
@@ -203,6 +205,11 @@ class _Server:
                 await self._start()
 
     async def _start(self) -> None:
+        if named_files(self.spec.cwd, [self.spec.command, *self.spec.args]) != self.spec.files:
+            # Started again after idling: what the user trusted must still be what runs.
+            raise self._error(
+                "mcp.trust_changed", "was not started: a file it runs changed since the user trusted it", stderr=False
+            )
         started = time.monotonic()
         ready = asyncio.get_running_loop().create_future()
         self._stop, self._stderr = asyncio.Event(), tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
@@ -325,6 +332,7 @@ _HINTS = {
     "mcp.start_failed": "Check the skill's mcp.command (it runs in the skill folder) and its env.",
     "mcp.crashed": "Call the tool again to start the server anew; report the crash to the skill's author if it repeats.",
     "mcp.timeout": "The tool may need more time than the agent allows, or the server hung.",
+    "mcp.trust_changed": "The user trusts the new files with `skillctl mcp trust` and the skill's name.",
 }
 
 

@@ -85,7 +85,7 @@ def server_command(skill) -> ServerCommand:
             code="mcp.unsupported",
         )
     cwd = Path(skill.path).resolve()
-    files = _named_files(cwd, [spec.command, *spec.args])
+    files = named_files(cwd, [spec.command, *spec.args])
     block = {
         "command": spec.command,
         "args": list(spec.args),
@@ -107,7 +107,7 @@ def server_command(skill) -> ServerCommand:
     )
 
 
-def _named_files(root: Path, words: list[str]) -> dict[str, str]:
+def named_files(root: Path, words: list[str]) -> dict[str, str]:
     """sha256 of each regular file inside ``root`` that a word of the command line names."""
     found = {}
     for word in words:

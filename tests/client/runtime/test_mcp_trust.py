@@ -14,7 +14,7 @@ from skillctl.config import Config, config_path, load_config
 from skillctl.reporting import Reporter
 from skillctl.runtime.management import MANAGEMENT_TOOL
 from skillctl.skillset import SkillSet
-from tests.client.runtime.conftest import trusting, write_skill
+from tests.client.runtime.conftest import trusting, wait_until, write_skill
 from tests.client.runtime.fake_llm import FakeChatServer, reply_calling, reply_saying
 
 pytest.importorskip("mcp")
@@ -126,6 +126,22 @@ def test_a_changed_block_or_server_file_is_untrusted_again(tmp_path, home, edit)
         text = load(skills)
         assert "[mcp.trust_changed]" in text and "skillctl mcp trust marker" in text
         assert mcp_tools(skills) == []
+    assert started(folder) is None
+
+
+def test_an_idle_server_whose_file_changed_is_not_started_again(tmp_path, home):
+    folder = make_marker(tmp_path / "skills")
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(
+        skill_md.read_text().replace("  startup_timeout: 20", "  startup_timeout: 20\n  idle_timeout: 0.3")
+    )
+    with open_skills(tmp_path / "skills", trusting(tmp_path / "skills", "marker")) as skills:
+        load(skills)
+        wait_until(lambda: not skills.session()._mcp.running("marker"), what="the idle server to stop")
+        (folder / "started.json").unlink()
+        (folder / "server.py").write_text(SERVER + "\n# changed while the session ran\n")
+        reply = json.loads(skills.handle_tool_call("mcp__marker__ping", {}))
+        assert reply["error"] == "mcp.trust_changed"
     assert started(folder) is None
 
 
