@@ -36,9 +36,11 @@ class IntegrityError(SkillctlError):
 # Every code a client error may carry, with what it means. Format findings have their own list
 # (``skillctl.format.findings.CODES``); tests check that each raise uses a code listed here.
 CODES: dict[str, str] = {
+    "advisory.details_unreadable": "advisory create --details @FILE cannot be read",
     "agents.unknown": "an --agent name skillctl does not know",
     "archive.dest_exists": "extracting into a path that already exists",
     "archive.refused": "an archive broke the archive rules (its findings say which)",
+    "audit.no_answer_kept": "audit --offline (or an unreachable registry) with no earlier answer kept",
     "auth.no_token": "login was given no token",
     "auth.not_logged_in": "the command needs a token for this registry",
     "cli.failed": "a command failed (generic)",

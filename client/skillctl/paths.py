@@ -3,7 +3,8 @@
 - project skills: ``<project>/.agents/skills/<name>/`` (default scope)
 - user skills:    ``~/.agents/skills/<name>/`` (``-g/--global``)
 - config:         the user config dir (platformdirs), ``config.toml`` + ``credentials.toml`` (0600)
-- state:          client state outside skill folders (routing index, recent use, session approvals)
+- state:          client state outside skill folders (routing index, recent use, session approvals,
+                  the last audit answer per project)
 - cache:          downloads, content-addressed by sha256
 
 ``SKILLYARD_HOME`` moves config, state and cache under one folder (tests, CI, containers).
@@ -68,3 +69,12 @@ def project_root(start: Path | None = None) -> Path:
 
 def project_skills_dir(project: Path | None = None) -> Path:
     return (project or project_root()) / PROJECT_SKILLS
+
+
+def audit_answer_file(lock_path: Path) -> Path:
+    """The registries' last audit answer for one skills.lock (read by ``skillctl audit
+    --offline``): in the state dir, keyed by the lock's path, never inside a skill folder."""
+    import hashlib
+
+    key = hashlib.sha256(str(lock_path.resolve()).encode()).hexdigest()[:24]
+    return state_dir() / "audit" / f"{key}.json"

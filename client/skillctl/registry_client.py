@@ -31,6 +31,7 @@ from skillctl.transport import check_request, connection_cause, httpx, read_capp
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
 MANIFEST_BATCH = 50  # versions per routing-manifests request: the registry's own limit
+AUDIT_BATCH = 500  # installed versions per audit request: the registry's own limit
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
 
@@ -47,6 +48,9 @@ class Resolved:
     # The registry chose a version whose archive the caller already has (304 Not Modified to
     # the digests it offered): nothing was written, ``sha256`` names the cached archive.
     not_modified: bool = False
+    deprecated: str = ""  # the owner's message ("": not deprecated)
+    test_result: str | None = None  # passed | failed | error | none | pending
+    test_summary: str = ""  # how failing tests ended, in one line
 
 
 class RegistryError(SkillctlError):
@@ -196,6 +200,24 @@ class RegistryClient:
     def me(self) -> dict:
         return self._get_json("/me", what="your account")
 
+    def audit(self, pairs: Sequence[tuple[str, str]]) -> dict:
+        """What the registry knows now about these installed (name, version) pairs, at most
+        AUDIT_BATCH per request: ``{"as_of", "results": [...]}`` (the earliest ``as_of`` of the
+        requests). An older registry without the endpoint answers 404 (``registry.not_found``)."""
+        unique = list(dict.fromkeys(pairs))
+        results: list[dict] = []
+        stamps: list[str] = []
+        for start in range(0, len(unique), AUDIT_BATCH):
+            batch = [{"name": n, "version": v} for n, v in unique[start : start + AUDIT_BATCH]]
+            data = self._write("POST", "/audit", what="audit", json={"skills": batch})
+            results += [r for r in data.get("results") or [] if isinstance(r, dict)]
+            stamps += [str(data["as_of"])] if data.get("as_of") else []
+        return {"as_of": min(stamps) if stamps else None, "results": results}
+
+    def advisories(self, name: str) -> list[dict]:
+        data = self._get_json(f"/skills/{_q(name)}/advisories", what=f"advisories of {name}")
+        return [a for a in data.get("advisories") or [] if isinstance(a, dict)]
+
     # --- writes --------------------------------------------------------------------------
 
     def publish(
@@ -245,6 +267,19 @@ class RegistryClient:
 
     def dist_tag_remove(self, name: str, tag: str) -> dict:
         return self._write("DELETE", f"/skills/{_q(name)}/dist-tags/{_q(tag)}", what=f"dist-tag {tag} of {name}")
+
+    def advisory_create(
+        self, name: str, *, summary: str, severity: str, affected: str, details: str = "", aliases: Sequence[str] = ()
+    ) -> dict:
+        """File an advisory (OSV) against versions of ``name`` (``affected``: a version range)."""
+        body: dict[str, Any] = {"summary": summary, "severity": severity, "affected": affected}
+        body |= {"details": details} if details else {}
+        body |= {"aliases": list(aliases)} if aliases else {}
+        return self._write("POST", f"/skills/{_q(name)}/advisories", what=f"advisory for {name}", json=body)
+
+    def advisory_withdraw(self, advisory_id: str) -> dict:
+        path = f"/advisories/{_q(advisory_id)}/withdraw"
+        return self._write("POST", path, what=f"withdrawal of {advisory_id}")
 
     def tokens(self) -> list:
         return self._get_json("/tokens", what="your tokens")
@@ -341,6 +376,9 @@ class RegistryClient:
             scan_verdict=headers.get("X-Skill-Scan-Verdict"),
             routing_manifest=None if manifest is None else manifest == "yes",
             not_modified=not_modified,
+            deprecated=headers.get("X-Skill-Deprecated") or "",
+            test_result=headers.get("X-Skill-Test-Result"),
+            test_summary=headers.get("X-Skill-Test-Summary") or "",
         )
 
     # --- plumbing ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError, UsageError
@@ -23,6 +23,7 @@ from skillctl.installer.arguments import Source, SourceKind, check_url
 from skillctl.installer.project import Locked
 from skillctl.reporting import Reporter
 from skillctl.transport import check_request
+from skillctl.trust import Notice
 
 
 @dataclass
@@ -39,6 +40,8 @@ class Fetched:
     # The version's routing manifest, fetched on demand (None from the call: the registry has
     # none); the attribute is None when the registry says there is none to fetch.
     routing_manifest: Callable[[], dict | None] | None = None
+    # What the registry says about the version (deprecated, failing tests, a forced scan warning).
+    notices: list[Notice] = field(default_factory=list)
 
 
 def fetch_url(url: str, *, expected_sha256: str = "", reporter: Reporter | None = None) -> tuple[Path, str]:

@@ -14,6 +14,7 @@ from typing import Any
 from skillctl import agents as agent_links
 from skillctl.errors import SkillctlError, UsageError
 from skillctl.installer.arguments import Source, SourceKind, parse_source
+from skillctl.installer.audit import Auditor, AuditReport
 from skillctl.installer.fetchers import Fetched
 from skillctl.installer.placement import Placer
 from skillctl.installer.preparer import Preparer
@@ -390,7 +391,8 @@ class Operations:
 
     def outdated(self, names: Sequence[str] = ()) -> list[dict]:
         """Per registry skill: the locked version, the newest its range allows (non-yanked), and
-        the newest there is; like `npm outdated`."""
+        the newest there is, like `npm outdated`; and the locked version's deprecation message
+        and test result."""
         with self.session():
             rows = []
             for name in names or sorted(self.wanted):
@@ -401,6 +403,7 @@ class Operations:
                 source = Source.from_record(name, wanted.source, self.scope.base)
                 in_range = self.preparer.resolver.latest(source, locked)[0] if locked else None
                 newest = self.preparer.resolver.newest(source)
+                current = self.preparer.resolver.listed(source, locked.version) if locked else {}
                 rows.append(
                     {
                         "name": name,
@@ -411,6 +414,9 @@ class Operations:
                         "outdated": bool(
                             locked and newest and (in_range != locked.version or newest != locked.version)
                         ),
+                        # What the registry says about `current` ("" / None: nothing, or not known).
+                        "deprecated": current.get("deprecated") or "",
+                        "test_result": current.get("test_result") or None,
                     }
                 )
         return rows
@@ -424,6 +430,15 @@ class Operations:
     def verify(self, names: Sequence[str] = (), *, registry_status: bool = True) -> list[dict]:
         with self.session():
             return self.verifier.verify(names, registry_status=registry_status)
+
+    def audit(self, *, offline: bool = False, quiet_fallback: bool = False) -> AuditReport:
+        """What the registries know now about the locked versions (:mod:`.audit`)."""
+        from skillctl import paths
+
+        answer_file = paths.audit_answer_file(self.scope.lock_path)
+        with self.session():
+            auditor = Auditor(self.state, self.preparer.resolver, answer_file=answer_file)
+            return auditor.run(offline=offline, quiet_fallback=quiet_fallback)
 
 
 def _older(version: str, than: str) -> bool:

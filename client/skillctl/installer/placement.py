@@ -221,6 +221,7 @@ class Placer:
             describe_locked(locked),
             str(target),
             wanted.agents,
+            list(fetched.notices),
         )
 
     def _extract(self, archive: Path, staging: Path) -> Path:

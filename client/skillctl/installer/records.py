@@ -9,6 +9,7 @@ from typing import Any
 
 from skillctl.errors import SkillctlError
 from skillctl.installer.project import Locked, source_kind
+from skillctl.trust import Notice
 
 
 class Action(StrEnum):
@@ -35,6 +36,7 @@ class Change:
     source: str = ""
     path: str = ""
     agents: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)  # what the registry says about `new`
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class Change:
             "source": self.source,
             "path": self.path,
             "agents": self.agents,
+            "notices": [n.to_dict() for n in self.notices],
         }
 
 

@@ -20,6 +20,7 @@ from skillctl.installer.arguments import Source, SourceKind
 from skillctl.installer.fetchers import Fetched
 from skillctl.installer.project import Locked
 from skillctl.reporting import Reporter
+from skillctl.trust import FAILED_TESTS, Label, Notice, test_summary, version_notices
 
 WARM_WORKERS = 8  # concurrent registry downloads: enough to hide latency, polite to a registry
 
@@ -89,7 +90,9 @@ class RegistryResolver:
         self._refuse_switched_registry(source, locked, registry, recorded)
         if locked and (hit := cache.lookup(locked.sha256)):
             # Exactly what was locked, from the cache: no registry request at all (offline CI).
-            return Fetched(hit, locked.sha256, source, locked.version, recorded, registry.url)
+            # The notices of this run's download (the warm-up's) are kept.
+            notices = self._answers.get(("notices", registry.url, source.name, locked.version), [])
+            return Fetched(hit, locked.sha256, source, locked.version, recorded, registry.url, notices=notices)
         client = self.client(registry)
         if locked is None and ("skill", registry.url, source.name) not in self._answers:
             key = ("resolved", registry.url, source.name, source.spec)
@@ -109,9 +112,11 @@ class RegistryResolver:
             )
         self._check_scan(client, source.name, version, entry)
         archive, sha = self._download(client, source.name, version, locked.sha256 if locked else listed_sha)
+        listed = {k: str(entry.get(k) or "") for k in ("deprecated", "test_result", "scan_verdict")}
+        notices = self._notices(client, source.name, version, **listed)
         if entry.get("has_routing_manifest") is False:
             # Nothing to fetch. A registry without the field leaves it missing: ask, as before.
-            return Fetched(archive, sha, source, version, recorded, registry.url)
+            return Fetched(archive, sha, source, version, recorded, registry.url, notices=notices)
         return Fetched(
             archive,
             sha,
@@ -120,6 +125,7 @@ class RegistryResolver:
             recorded,
             registry.url,
             routing_manifest=lambda: self._routing_manifest(client, source.name, version),
+            notices=notices,
         )
 
     def _fetch_resolved(self, client: Any, source: Source, recorded: str, url: str) -> Fetched | None:
@@ -152,7 +158,40 @@ class RegistryResolver:
         manifest = None
         if got.routing_manifest is not False:
             manifest = lambda: self._routing_manifest(client, source.name, got.version)  # noqa: E731
-        return Fetched(archive, got.sha256, source, got.version, recorded, url, routing_manifest=manifest)
+        notices = self._notices(
+            client,
+            source.name,
+            got.version,
+            deprecated=got.deprecated,
+            test_result=got.test_result or "",
+            test_summary=got.test_summary,
+        )
+        return Fetched(
+            archive, got.sha256, source, got.version, recorded, url, routing_manifest=manifest, notices=notices
+        )
+
+    def _notices(self, client: Any, name: str, version: str, *, test_summary: str = "", **labels: str) -> list[Notice]:
+        """What the registry says about a version being installed, reported once per run (a
+        scan warning has been reported with its findings). Failing tests without a summary in
+        the answer: the version's detail has the log tail."""
+        key = ("notices", client.registry.url, name, version)
+        if key in self._answers:
+            return self._answers[key]
+        if labels.get("test_result") in FAILED_TESTS and not test_summary:
+            test_summary = self._test_summary(client, name, version)
+        notices = version_notices(name, version, test_summary=test_summary, **labels)
+        for notice in notices:
+            if notice.code is not Label.SCAN_WARN:
+                self.reporter.warn(notice.message)
+        self._answers[key] = notices
+        return notices
+
+    def _test_summary(self, client: Any, name: str, version: str) -> str:
+        try:
+            detail = self._memo(("version", client.registry.url, name, version), lambda: client.version(name, version))
+        except SkillctlError:
+            return ""  # the warning is worth more than the summary: say it without one
+        return test_summary((detail.get("checks") or {}).get("tests"))
 
     def _routing_manifest(self, client: Any, name: str, version: str) -> dict | None:
         """A version's routing manifest: from the batch answer (:meth:`prefetch_manifests`)
@@ -200,6 +239,10 @@ class RegistryResolver:
             return locked.version, locked.sha256, yanked
         entry: dict = next((v for v in listed if v.get("version") == version), {})
         return version, entry.get("sha256") or "", yanked
+
+    def listed(self, source: Source, version: str) -> dict:
+        """The registry's listing entry of one version ({} when it does not list it)."""
+        return next((v for v in self.listing(source).get("versions") or [] if v.get("version") == version), {})
 
     def newest(self, source: Source) -> str | None:
         """The newest version a user would get without a range (the `latest` tag's, or the

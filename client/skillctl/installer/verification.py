@@ -1,7 +1,7 @@
 """Checking installed skills against skills.lock: local-change detection and ``verify``.
 
 :class:`Verifier` reads the scope's state and asks the registry (through the resolver) whether
-a locked version was yanked, removed or changed; :class:`~skillctl.installer.operations.Operations`
+a locked version was yanked, deprecated, removed or changed; :class:`~skillctl.installer.operations.Operations`
 runs it inside the scope's session.
 """
 
@@ -90,6 +90,8 @@ class Verifier:
         if entry.get("yanked"):
             reason = entry.get("yanked_reason") or entry.get("reason") or "no reason given"
             out.append(_problem("yanked", f"{locked.version} was yanked: {reason}"))
+        if entry.get("deprecated"):
+            out.append(_problem("deprecated", f"{locked.version} is deprecated: {entry['deprecated']}"))
         status = (entry.get("status") or "").lower()
         if status and status not in ("published", "ok", "active", "available", "yanked"):
             out.append(_problem(f"status_{status}", f"{locked.version} is {status} on the registry"))

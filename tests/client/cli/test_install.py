@@ -6,45 +6,8 @@ import json
 import os
 import pty
 import subprocess
-import sys
 
-import pytest
-
-import tests.client.installer.fakes as F  # noqa: E402
-
-COMMAND = [sys.executable, "-m", "skillctl"]
-
-
-@pytest.fixture
-def registry(tmp_path):
-    reg = F.FakeRegistry(tmp_path / "reg")
-    for v in ("1.0.0", "1.1.0", "2.0.0"):
-        reg.publish("hello", v)
-    yield reg
-    reg.close()
-
-
-@pytest.fixture
-def cli(tmp_path, registry):
-    proj = tmp_path / "proj"
-    proj.mkdir()
-    base = {
-        **os.environ,
-        "SKILLYARD_HOME": str(tmp_path / "home"),
-        "SKILLYARD_USER_SKILLS": str(tmp_path / "user"),
-        "SKILLYARD_REGISTRY": registry.url,
-    }
-    for var in ("SKILLYARD_TOKEN", "NO_COLOR", "FORCE_COLOR"):
-        base.pop(var, None)
-
-    def run(*args: str, **env: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*COMMAND, *args], cwd=proj, env={**base, **env}, capture_output=True, text=True, timeout=60
-        )
-
-    run.project = proj
-    run.env = base
-    return run
+from tests.client.cli.conftest import COMMAND
 
 
 def test_every_install_command_speaks_json_on_stdout(cli, registry):
@@ -57,6 +20,7 @@ def test_every_install_command_speaks_json_on_stdout(cli, registry):
         "source": f"registry {registry.url}",
         "path": None,
         "agents": [],
+        "notices": [],
     }
     registry.publish("hello", "1.2.0")
     update = json.loads(cli("update", "--dry-run", "--json").stdout)
@@ -203,6 +167,8 @@ def test_outdated_and_the_update_note_about_newer_versions_outside_the_range(cli
         "latest": "2.0.0",
         "range": "^1.0",
         "outdated": True,
+        "deprecated": "",
+        "test_result": None,
     }
     table = cli("outdated")
     assert (

@@ -60,6 +60,11 @@ class FakeRegistry:
         # request (False: 404, as an older one).
         self.batches_manifests = False
         self.not_modified: list[str] = []  # downloads answered 304 (the client had the archive)
+        # True: a current registry answering POST /audit (False: 404, as an older one).
+        self.audits = False
+        self.audit_bodies: list[dict] = []  # what each audit request asked
+        self.advisories: list[dict] = []  # OSV objects, filed through the API or by the test
+        self.as_of = "2026-11-28T10:00:00Z"
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
@@ -90,11 +95,66 @@ class FakeRegistry:
         return sha
 
     def set_version(self, name: str, version: str, **fields) -> None:
+        """Change what the registry says about a version: ``yanked``, ``deprecated`` (the
+        message), ``scan_verdict``, ``test_result`` and ``test_log`` (the tests check's log)."""
         self.skills[name][version].update(fields)
+
+    def file_advisory(self, name: str, affected: str, *, summary: str = "bad", severity: str = "high") -> dict:
+        """An advisory as the registry's API answers it (OSV, ecosystem Skillyard)."""
+        advisory = {
+            "id": f"SKY-2026-{len(self.advisories) + 1:04d}",
+            "summary": summary,
+            "details": "",
+            "published": self.as_of,
+            "modified": self.as_of,
+            "affected": [{"package": {"ecosystem": "Skillyard", "name": name}, "ranges": [], "versions": []}],
+            "database_specific": {"severity": severity, "affected_range": affected},
+        }
+        self.advisories.append(advisory)
+        return advisory
+
+    def _affecting(self, name: str, version: str) -> list[dict]:
+        from skillctl.format.versions import matches
+
+        return [
+            a
+            for a in self.advisories
+            if a["affected"][0]["package"]["name"] == name
+            and not a.get("withdrawn")
+            and matches(a["database_specific"]["affected_range"], version)
+        ]
+
+    def _clean(self, name: str, version: str) -> bool:
+        entry = self.skills[name][version]
+        bad = entry["yanked"] or entry.get("deprecated") or entry.get("scan_verdict") in ("warn", "malicious")
+        return not (bad or entry.get("test_result") in ("failed", "error") or self._affecting(name, version))
+
+    def _audit_result(self, name: str, version: str) -> dict:
+        from skillctl.format.versions import sort_key
+
+        entry = self.skills.get(name, {}).get(version)
+        if entry is None:
+            return {"name": name, "version": version, "found": False}
+        clean = sorted((v for v in self.skills[name] if self._clean(name, v)), key=sort_key)
+        return {
+            "name": name,
+            "version": version,
+            "found": True,
+            "scan_verdict": entry.get("scan_verdict") or "",
+            "scan_findings": [],
+            "test_result": entry.get("test_result") or "",
+            "test_summary": _last_line(entry.get("test_log") or ""),
+            "yanked": entry["yanked"],
+            "yanked_reason": entry["yanked_reason"],
+            "deprecated": entry.get("deprecated") or "",
+            "advisories": self._affecting(name, version),
+            "latest_clean": clean[-1] if clean else None,
+        }
 
     def _detail(self, name: str) -> dict:
         versions = [
-            {k: v for k, v in e.items() if k not in ("data", "routing_manifest")} for e in self.skills[name].values()
+            {k: v for k, v in e.items() if k not in ("data", "routing_manifest", "test_log")}
+            for e in self.skills[name].values()
         ]
         if self.lists_routing_manifests:
             for listed, entry in zip(versions, self.skills[name].values(), strict=True):
@@ -119,13 +179,17 @@ class FakeRegistry:
                 name = parts[3]
                 if len(parts) == 4:
                     return self._json(200, registry._detail(name))
+                if parts[4:] == ["advisories"] and registry.audits:
+                    mine = [a for a in registry.advisories if a["affected"][0]["package"]["name"] == name]
+                    return self._json(200, {"advisories": mine})
                 if parts[4:] == ["download"] and registry.resolves_downloads:
                     return self._resolved_download(name, parse_qs(urlparse(self.path).query).get("version", [""])[0])
                 entry = registry.skills[name].get(parts[5]) if len(parts) >= 6 else None
                 if entry is None:
                     return self._json(404, {"detail": "no such version"})
                 if len(parts) == 6:
-                    body = {k: v for k, v in entry.items() if k != "data"}
+                    body = {k: v for k, v in entry.items() if k not in ("data", "test_log")}
+                    body["checks"] = {"tests": {"status": "done", "log": entry.get("test_log") or ""}}
                     return self._json(200, body)
                 data = registry.served.get((name, entry["version"]), entry["data"])
                 self.send_response(200)
@@ -156,9 +220,35 @@ class FakeRegistry:
                 self.send_header("X-Checksum-Sha256", entry["sha256"])
                 self.send_header("X-Skill-Scan-Verdict", entry.get("scan_verdict") or "pending")
                 self.send_header("X-Skill-Routing-Manifest", "no" if entry["routing_manifest"] is None else "yes")
+                if entry.get("deprecated"):
+                    self.send_header("X-Skill-Deprecated", entry["deprecated"])
+                self.send_header("X-Skill-Test-Result", entry.get("test_result") or "pending")
                 self.end_headers()
                 if not conditional:
                     self.wfile.write(data)
+
+            def do_POST(self):  # noqa: N802
+                path = unquote(urlparse(self.path).path)
+                registry.requests.append("POST " + path)
+                parts = path.strip("/").split("/")
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                if not registry.audits:
+                    return self._json(404, {"detail": "not found"})
+                if parts == ["api", "v1", "audit"]:
+                    registry.audit_bodies.append(body)
+                    results = [registry._audit_result(s["name"], s["version"]) for s in body["skills"]]
+                    return self._json(200, {"as_of": registry.as_of, "results": results})
+                if parts[:3] == ["api", "v1", "skills"] and parts[4:] == ["advisories"]:
+                    advisory = registry.file_advisory(parts[3], body["affected"], summary=body["summary"])
+                    advisory["database_specific"]["severity"] = body["severity"]
+                    advisory["details"] = body.get("details", "")
+                    return self._json(201, advisory)
+                if parts[:3] == ["api", "v1", "advisories"] and parts[4:] == ["withdraw"]:
+                    for advisory in registry.advisories:
+                        if advisory["id"] == parts[3]:
+                            advisory["withdrawn"] = registry.as_of
+                            return self._json(200, advisory)
+                return self._json(404, {"detail": "not found", "errors": [{"code": "advisory.not_found"}]})
 
             def _manifests(self, specs: list[str]):
                 found = []
@@ -177,3 +267,8 @@ class FakeRegistry:
                 self.wfile.write(raw)
 
         return Handler
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

@@ -495,6 +495,7 @@ def test_update_never_downgrades_a_version_that_is_not_yanked(ops, registry, env
 def test_outdated_shows_current_wanted_and_latest(ops, registry, env):
     ops.install(["hello@^1.0"])  # 1.1.0; 2.0.0 exists
     registry.publish("hello", "1.2.0")
+    registry.set_version("hello", "1.1.0", deprecated="use 1.2", test_result="failed")
     [row] = ops.outdated()
     assert row == {
         "name": "hello",
@@ -503,6 +504,8 @@ def test_outdated_shows_current_wanted_and_latest(ops, registry, env):
         "latest": "2.0.0",
         "range": "^1.0",
         "outdated": True,
+        "deprecated": "use 1.2",  # what the registry says about `current`
+        "test_result": "failed",
     }
 
 

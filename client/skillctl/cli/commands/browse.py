@@ -128,6 +128,7 @@ def show(app: App, ref: str, registry_name: str | None, with_files: bool, readme
         "resolved": resolved,
         "versions": versions,
         "requirements": requirements(manifest) if resolved else None,
+        "notices": _notices(str(detail.get("name", name)), version_detail) if resolved else [],
     }
     if with_files:
         data["files"] = [{"path": f.get("path"), "size": f.get("size")} for f in version_detail.get("files") or []]
@@ -152,6 +153,14 @@ def show(app: App, ref: str, registry_name: str | None, with_files: bool, readme
     return 0
 
 
+def _notices(name: str, version_detail: dict) -> list[dict]:
+    """What the registry says about the resolved version: deprecated, failing tests, scan warns."""
+    from skillctl.trust import listed_notices, test_summary
+
+    tests = (version_detail.get("checks") or {}).get("tests")
+    return [n.to_dict() for n in listed_notices(name, version_detail, test_summary=test_summary(tests))]
+
+
 def _print_show(data: dict) -> None:
     console.out(f"{data['name']}: {_short(data['description'], 200)}")
     facts = [
@@ -166,7 +175,9 @@ def _print_show(data: dict) -> None:
         console.out(f"resolved: {data['spec'] or '(latest)'} -> {data['resolved']}")
     console.out("")
     rows = [_version_row(v, data["resolved"]) for v in data["versions"]]
-    console.table(["", "VERSION", "PUBLISHED", "SIZE", "STATUS", "SCAN", "TESTS", "YANKED"], rows)
+    console.table(["", "VERSION", "PUBLISHED", "SIZE", "STATUS", "SCAN", "TESTS", "YANKED", "DEPRECATED"], rows)
+    for notice in data["notices"]:
+        console.out(f"note: {notice['message']}")
     if data["requirements"]:
         _print_requirements(data["resolved"], data["requirements"])
 
@@ -178,7 +189,9 @@ def _version_row(v: dict, resolved: str | None) -> list:
     published = str(v.get("published_at") or "")[:10]
     marker = "*" if str(v.get("version")) == resolved else ""
     scan, tests = v.get("scan_verdict") or "pending", v.get("test_result") or "pending"
-    return [marker, v.get("version"), published, _size(v.get("size")), v.get("status", ""), scan, tests, yanked]
+    deprecated = _short(v.get("deprecated"), 40)
+    row = [marker, v.get("version"), published, _size(v.get("size")), v.get("status", ""), scan, tests, yanked]
+    return [*row, deprecated]
 
 
 def _size(size: Any) -> str:
@@ -248,6 +261,7 @@ def use(app: App, ref: str, registry_name: str | None, force: bool, as_json: boo
                 "path": str(folder),
                 "instructions": full.instructions,
                 "resources": list(full.resources),
+                "notices": [n.to_dict() for n in fetched.notices],
             }
         )
     else:

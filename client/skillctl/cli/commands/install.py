@@ -26,7 +26,7 @@ def _force_option(func):
     )
 
 
-def _operations(app: App, global_: bool, force: bool = False):
+def scope_operations(app: App, global_: bool, force: bool = False):
     from skillctl.installer import Operations
     from skillctl.installer.project import Scope
     from skillctl.reporting import ConsoleReporter
@@ -34,6 +34,18 @@ def _operations(app: App, global_: bool, force: bool = False):
     scope = Scope.user() if global_ else Scope.project()
     reporter = ConsoleReporter(progress=not app.json)
     return Operations.for_scope(scope, config=app.config, reporter=reporter, force=force)
+
+
+def _finish(ops, changes, as_json: bool) -> None:  # noqa: ANN001
+    """Print what an install or update did, then the one-line audit summary (``--json``: the
+    audit under ``audit``, null when nothing was asked)."""
+    from skillctl.cli.commands.audit import summary
+
+    if as_json:
+        console.out_json({"changes": [c.to_dict() for c in changes], "audit": summary(ops, changes)})
+        return
+    _print_changes(changes, False)
+    summary(ops, changes)
 
 
 def _print_changes(changes, as_json: bool) -> None:
@@ -132,7 +144,7 @@ def install(
         return _list_collection(sources, as_json)
     if pick and take_all:
         raise UsageError("give --skill NAME or --all, not both", code="install.skill_and_all")
-    ops = _operations(app, global_, force)
+    ops = scope_operations(app, global_, force)
     if frozen and sources:
         raise UsageError(
             "--frozen installs exactly skills.lock and takes no SOURCES",
@@ -147,7 +159,7 @@ def install(
                 "--agent needs SOURCES", hint="skillctl install NAME --agent claude", code="install.agent_needs_sources"
             )
         changes = ops.sync(frozen=frozen)
-    _print_changes(changes, as_json)
+    _finish(ops, changes, as_json)
     return int(ExitCode.OK)
 
 
@@ -185,7 +197,8 @@ def _list_collection(sources: tuple[str, ...], as_json: bool) -> int:
 def _verify_hint(bad: list[dict]) -> str:
     """What to do, by what went wrong: a yanked or vanished version is left by updating (restoring
     it would bring the yanked version back); edited or missing files are restored."""
-    gone = sorted(r["name"] for r in bad if any(p["code"] in ("yanked", "version_gone") for p in r["problems"]))
+    left = ("yanked", "version_gone", "deprecated")
+    gone = sorted(r["name"] for r in bad if any(p["code"] in left for p in r["problems"]))
     edited = [
         r
         for r in bad
@@ -206,21 +219,29 @@ def _verify_hint(bad: list[dict]) -> str:
 def outdated(app: App, as_json: bool, global_: bool) -> int:
     """Registry skills with newer versions: current (locked), wanted (the newest the range in
     skills.toml allows) and latest (the newest there is), like `npm outdated`. Exit 0."""
-    rows = _operations(app, global_).outdated()
+    rows = scope_operations(app, global_).outdated()
     if as_json:
         console.out_json({"skills": rows})
         return int(ExitCode.OK)
+    shown = [r for r in rows if r["outdated"] or _current_notes(r)]
     stale = [r for r in rows if r["outdated"]]
-    if not stale:
+    if not shown:
         console.info("Every registry skill is at the newest version there is." if rows else "No registry skills here.")
         return int(ExitCode.OK)
     console.table(
-        ["name", "current", "wanted", "latest", "range"],
-        [[r["name"], r["current"], r["wanted"], r["latest"], r["range"]] for r in stale],
+        ["name", "current", "wanted", "latest", "range", "current is"],
+        [[r["name"], r["current"], r["wanted"], r["latest"], r["range"], _current_notes(r)] for r in shown],
     )
     if any(r["latest"] != r["wanted"] for r in stale):
         console.info("`skillctl update` moves to `wanted`; for `latest`, widen the range: skillctl install NAME@^X")
     return int(ExitCode.OK)
+
+
+def _current_notes(row: dict) -> str:
+    """What the registry says about the locked version: deprecated, failing tests."""
+    notes = [f"deprecated: {row['deprecated']}"] if row.get("deprecated") else []
+    notes += [f"tests {row['test_result']}"] if row.get("test_result") in ("failed", "error") else []
+    return "; ".join(notes)
 
 
 def _note_outside_ranges(ops) -> None:  # noqa: ANN001
@@ -255,7 +276,7 @@ def update(
     """
     if names and all_:
         raise UsageError("give NAMES or --all, not both", hint="skillctl update hello", code="update.names_and_all")
-    ops = _operations(app, global_, force)
+    ops = scope_operations(app, global_, force)
     from skillctl.installer import LocalChangesError
 
     try:
@@ -263,7 +284,10 @@ def update(
     except LocalChangesError as err:
         _print_changes(err.changes, as_json)
         raise
-    _print_changes(changes, as_json)
+    if dry_run:
+        _print_changes(changes, as_json)
+    else:
+        _finish(ops, changes, as_json)
     if not as_json:
         _note_outside_ranges(ops)
     return int(ExitCode.OK)
@@ -276,7 +300,7 @@ def update(
 @pass_app
 def uninstall(app: App, names: tuple[str, ...], global_: bool, as_json: bool) -> int:
     """Remove skills: their folder, agent links, skills.toml and skills.lock entries."""
-    changes = _operations(app, global_).uninstall(list(names))
+    changes = scope_operations(app, global_).uninstall(list(names))
     _print_changes(changes, as_json)
     return int(ExitCode.OK)
 
@@ -353,9 +377,9 @@ def verify(app: App, names: tuple[str, ...], offline: bool, global_: bool, as_js
     """Check installed skills against skills.lock (and the registry).
 
     Exit 1 naming every changed, missing or extra file, and every version the registry has
-    yanked or quarantined since it was locked.
+    yanked, deprecated or quarantined since it was locked.
     """
-    results = _operations(app, global_).verify(list(names), registry_status=not offline)
+    results = scope_operations(app, global_).verify(list(names), registry_status=not offline)
     bad = [r for r in results if not r["ok"]]
     if as_json:
         console.out_json({"ok": not bad, "skills": results})
