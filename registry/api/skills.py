@@ -163,6 +163,10 @@ def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
         headers["X-Skill-Yanked"] = _header_text(sv.yanked_reason or "yanked")
     if sv.deprecated:
         headers["X-Skill-Deprecated"] = _header_text(sv.deprecated)
+    headers["X-Skill-Test-Result"] = sv.test_result or "pending"
+    if sv.test_result in ("failed", "error"):  # the log's last line: unittest and pytest end with the counts
+        log = [line for line in str(sv.checks_state.get("tests", {}).get("log") or "").splitlines() if line.strip()]
+        headers["X-Skill-Test-Summary"] = _header_text(log[-1] if log else sv.test_result)
     response: HttpResponseBase
     if etag in request.headers.get("If-None-Match", ""):
         response = HttpResponse(status=304)
