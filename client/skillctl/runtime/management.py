@@ -13,7 +13,8 @@ allows it (``group:management``; only the ``full`` profile has it). Actions:
   what runs on the user's machine, so they happen only when the application's approval callback
   (``SkillSet(approve=callback)``, called with an :class:`ApprovalRequest`) returns True.
   Without a callback they are refused (``management.needs_approval``); a callback's no is
-  ``management.declined``.
+  ``management.declined``. Neither ever trusts a skill's MCP command: an installed skill's
+  server starts only after the user runs ``skillctl mcp trust`` (:mod:`skillctl.runtime.mcp_trust`).
 
 Answers are JSON. A running session keeps its snapshot: an installed or created skill is there
 for the next session (``skills.session()`` after this one is closed).
