@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from skillctl.format.scanner.rules import RULES, SEVERITIES, Rule
+from skillctl.format.scanner.rules import RULES, RULES_VERSION, SEVERITIES, Rule
 from skillctl.format.scanner.scan import scan_tree
 
 VERDICTS = ("pass", "review", "warn", "malicious")
@@ -44,7 +44,11 @@ class ScanReport:
         return _VERDICT_OF.get(SEVERITIES[worst], "pass")
 
     def to_dict(self) -> dict:
-        return {"verdict": self.verdict, "findings": [asdict(f) for f in self.findings]}
+        return {
+            "verdict": self.verdict,
+            "rules_version": RULES_VERSION,
+            "findings": [asdict(f) for f in self.findings],
+        }
 
 
 def scan_folder(path: str | os.PathLike) -> ScanReport:
@@ -64,4 +68,4 @@ def scan_archive(source: bytes | str | os.PathLike) -> ScanReport:
         return scan_folder(root)
 
 
-__all__ = ["RULES", "VERDICTS", "Rule", "ScanFinding", "ScanReport", "scan_archive", "scan_folder"]
+__all__ = ["RULES", "RULES_VERSION", "VERDICTS", "Rule", "ScanFinding", "ScanReport", "scan_archive", "scan_folder"]

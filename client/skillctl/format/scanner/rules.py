@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# Bump when rules change: published versions are re-scanned with the new rules (docs/scanner.md).
+RULES_VERSION = "2026.11.1"
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 MAX_LINE = 4000  # longer lines are minified code or data: their start is enough to judge
 
@@ -34,10 +36,25 @@ RULES: dict[str, Rule] = {
         Rule("injection.override", "high", "asks the model to ignore earlier instructions"),
         Rule("injection.conceal", "high", "asks the model to hide something from the user"),
         Rule("injection.exfiltrate", "critical", "asks the model to send secrets or conversation data out"),
+        Rule("injection.credentials", "medium", "tells the agent to read credential files (by path or in words)"),
+        Rule("injection.destructive", "high", "tells the agent to delete the user's files or home folder"),
+        Rule(
+            "injection.combined",
+            "critical",
+            "credentials read and sent out or hidden, or deletion with an override or concealment",
+        ),
+        Rule("mcp.command", "medium", "an MCP server command that runs on the user's host when the skill loads"),
         Rule("shell.pipe_to_shell", "high", "downloads a script and pipes it into a shell"),
         Rule("shell.reverse_shell", "critical", "opens a reverse shell"),
         Rule("shell.destructive_rm", "critical", "recursively deletes the home folder or the root"),
-        Rule("exec.obfuscated", "critical", "decodes base64/hex into exec, eval, Function or a shell"),
+        Rule(
+            "exec.obfuscated",
+            "critical",
+            "runs decoded or assembled text (base64, hex, zlib, escapes, chr, concatenation), or looks up "
+            "exec/system under a name built from pieces",
+        ),
+        Rule("exec.dynamic_lookup", "high", "reaches exec, eval or a shell through getattr, __builtins__ or globals"),
+        Rule("js.eval", "medium", "JavaScript eval or new Function on text that is not a literal"),
         Rule("credentials.exfiltration", "critical", "reads credential files and sends data over the network"),
         Rule(
             "credentials.read", "medium", "reads credential files (SSH, cloud, package managers, keychains, browsers)"
@@ -72,14 +89,17 @@ TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 ZERO_WIDTH = re.compile("(?<=\\S)[\u200b\u200c\u200d\u2060](?=\\S)")
 OVERRIDE = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
-    r"(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|directions|prompts?|rules)",
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|system|original)\s+(?:instructions|directions|prompts?|rules)",
     IGNORE,
 )
 CONCEAL = re.compile(
     r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show)\s+"
     r"(?:this\s+to\s+)?the\s+user\b|\bwithout\s+(?:the\s+user|them)\s+(?:knowing|noticing)\b|"
-    r"\bhide\s+(?:this|it|that)\s+from\s+the\s+user\b|\bsilently\s+(?:send|upload|exfiltrate|transmit)\b",
+    r"\bhide\s+(?:this|it|that)\s+from\s+the\s+user\b|\bsilently\s+(?:send|upload|exfiltrate|transmit)\b|"
+    r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+user|them)\b|"
+    r"\b(?:do\s+not|don't|never)\s+(?:let\s+the\s+user\s+know|mention\s+(?:this|it)\s+to\s+(?:the\s+user|them))\b|"
+    r"\bkeep\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b",
     IGNORE,
 )
 # "send (the user's API keys) ... to https://...": the verb, what, then where, in one sentence.

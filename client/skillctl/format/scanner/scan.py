@@ -1,4 +1,9 @@
-"""Walk a skill's files and apply the rules, with each line's context (script, doc code, prose)."""
+"""Walk a skill's files and apply the rules, with each line's context (script, doc code, prose).
+
+Code files are also read through what they hide: the literals ``decode`` decodes and the strings
+``pyflow`` folds across the skill's own Python modules are scanned as code at their line, and
+JavaScript goes through ``js``. Markdown and text are instructions to an agent (``instructions``).
+"""
 
 from __future__ import annotations
 
@@ -7,61 +12,97 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from skillctl.format.scanner import decode, instructions, js, pyflow
 from skillctl.format.scanner import rules as R
+from skillctl.format.scanner.evidence import capped, finding, line_at, line_of, mask, of_rule
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # text beyond this is data, not instructions or code
-MAX_FINDINGS_PER_RULE = 20  # per file: enough to show a pattern, not a flood
-EXCERPT = 160
 
 
 def scan_tree(root: Path) -> list[dict]:
-    declared = _declared(root)
+    texts: dict[str, str | None] = {}
     findings: list[dict] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
         rel = path.relative_to(root).as_posix()
-        findings += _scan_file(path, rel, declared)
+        texts[rel], found = _read(path, rel)
+        findings += found
+    # The manifest matters to the rules about code (requires.*) and to mcp.command only: a skill
+    # of Markdown alone, most of them, is judged without parsing it (half the scan's time).
+    needs_manifest = any(_is_code(rel) for rel in texts) or "mcp" in (texts.get("SKILL.md") or "").lower()
+    declared, manifest_findings = _declared(root) if needs_manifest else ((set(), set()), [])
+    findings += manifest_findings
+    flows = pyflow.analyse({rel: t for rel, t in texts.items() if t is not None and rel.endswith(".py")})
+    for rel, text in texts.items():
+        if text is not None:
+            findings += _scan_text(text, rel, declared, flows.get(rel))
     return findings
 
 
-def _declared(root: Path) -> tuple[set[str], set[str]]:
-    """(env vars, binaries) the manifest declares: requires, primaryEnv, vars."""
+def _declared(root: Path) -> tuple[tuple[set[str], set[str]], list[dict]]:
+    """(env vars, binaries) the manifest declares (requires, primaryEnv, vars), and the
+    ``mcp.command`` finding when SKILL.md names a command to run on the host."""
     from skillctl.format.parse import parse_skill_md
 
     try:  # the frontmatter is all that is needed: no file walk, no digests
         data = (root / "SKILL.md").read_bytes()
     except OSError:
-        return set(), set()
+        return (set(), set()), []
     m = parse_skill_md(data, folder_name=root.name).manifest
     if m is None:
-        return set(), set()
+        return (set(), set()), []
     env = (
         set(m.requires.env)
         | ({m.primary_env} if getattr(m, "primary_env", "") else set())
         | set(getattr(m, "vars", {}) or {})
     )
-    return env, set(m.requires.bins) | set(m.requires.any_bins)
+    return (env, set(m.requires.bins) | set(m.requires.any_bins)), _mcp(m.mcp, data)
 
 
-def _scan_file(path: Path, rel: str, declared: tuple[set[str], set[str]]) -> list[dict]:
+def _mcp(spec, data: bytes) -> list[dict]:  # noqa: ANN001
+    if spec is None or not spec.command:
+        return []
+    text = data.decode("utf-8", "replace")
+    at = text.find("mcp")
+    shown = " ".join([spec.command, *spec.args])
+    env = f" (env: {', '.join(sorted(spec.env))})" if spec.env else ""
+    return [
+        finding(
+            "mcp.command",
+            "medium",
+            "SKILL.md",
+            line_of(text, at) if at >= 0 else None,
+            f"runs `{shown}` on the host when the skill loads{env}",
+            shown,
+        )
+    ]
+
+
+def _read(path: Path, rel: str) -> tuple[str | None, list[dict]]:
     try:
         with path.open("rb") as fh:
             head = fh.read(MAX_FILE_BYTES)
     except OSError:
-        return []
+        return None, []
     if head.startswith(R.BINARY_MAGIC) or rel.lower().endswith((".exe", ".dll", ".so", ".dylib")):
-        return [
-            _finding("archive.binary", "high", rel, None, "a compiled executable or library; it cannot be reviewed", "")
-        ]
+        return None, [of_rule("archive.binary", rel, None, "")]
     if b"\0" in head[:8192]:
-        return []  # other binary data (images, fonts): nothing to read
-    text = head.decode("utf-8", "replace")
-    is_code = rel.lower().endswith(R.CODE_SUFFIXES) or (
-        rel.startswith("scripts/") and not rel.endswith((".md", ".txt"))
-    )
+        return None, []  # other binary data (images, fonts): nothing to read
+    return head.decode("utf-8", "replace"), []
+
+
+def _is_code(rel: str) -> bool:
+    return rel.lower().endswith(R.CODE_SUFFIXES) or (rel.startswith("scripts/") and not rel.endswith((".md", ".txt")))
+
+
+def _scan_text(text: str, rel: str, declared: tuple[set[str], set[str]], flow: pyflow.ModuleFlow | None) -> list[dict]:
+    is_code = _is_code(rel)
     found = list(_scan_lines(text, rel, "script" if is_code else None))
     if is_code:
         found += _scan_script(text, rel, declared)
-    return _capped(found)
+        found += _hidden(text, rel, flow)
+        if js.is_js(rel):
+            found += [of_rule(rule, rel, line_of(text, at), line_at(text, at)) for rule, at in js.scan(text)]
+    return capped(found)
 
 
 class _LineKinds:
@@ -84,13 +125,19 @@ class _LineKinds:
         indented = line.startswith(("    ", "\t")) and line.strip()
         return "doc_code" if at % 2 or indented or "`" in line else "prose"
 
+    def block_code(self, i: int) -> bool:
+        """In a fenced or indented block (a line with inline code is still a sentence)."""
+        if self.code:
+            return True
+        at = bisect.bisect_left(self.fences, i)
+        if at % 2 or (at < len(self.fences) and self.fences[at] == i):
+            return True
+        line = self.lines[i]
+        return line.startswith(("    ", "\t")) and bool(line.strip())
+
 
 # (rule, pattern, prefilter): the pattern is tried only when the prefilter says the lowered
 # text could hold a match (most skills mention none of these words: that is the speed).
-def _all(*words: str):  # noqa: ANN202
-    return lambda t: all(w in t for w in words)
-
-
 def _any(*words: str):  # noqa: ANN202
     return lambda t: any(w in t for w in words)  # substring tests in C beat one alternation regex
 
@@ -123,68 +170,6 @@ _COMMANDS = (
 )
 
 
-def _words(*words: str) -> tuple[str, ...]:
-    return words
-
-
-# (rule, pattern, prefilter on the whole lowered text, anchors): a pattern is tried only on the
-# lines holding one of its anchor words (with the next line, as a sentence may wrap), which is
-# far cheaper than running these case-insensitive patterns over every position of the text.
-_INJECTIONS = (
-    (
-        "injection.override",
-        R.OVERRIDE,
-        lambda t: (
-            _any("previous", "prior", "earlier", "preceding", "above", "system")(t)
-            and _any("instruction", "direction", "prompt", "rules")(t)
-        ),
-        _words("ignore", "disregard", "forget", "override"),
-    ),
-    (
-        "injection.conceal",
-        R.CONCEAL,
-        lambda t: (
-            "silently" in t
-            or ("the user" in t or "them" in t)
-            and _any(
-                "not tell",
-                "n't tell",
-                "never tell",
-                "hide",
-                "without",
-                "not inform",
-                "not reveal",
-                "not show",
-                "not mention",
-                "never show",
-                "never mention",
-                "never reveal",
-                "never inform",
-            )(t)
-        ),
-        _words("do not", "don't", "never", "without", "hide", "silently"),
-    ),
-    (
-        "injection.exfiltrate",
-        R.EXFILTRATE,
-        lambda t: (
-            _any("http", "webhook", "endpoint", "remote server")(t)
-            and _any(
-                "conversation",
-                "history",
-                "key",
-                "credential",
-                "secret",
-                "password",
-                "token",
-                "environment",
-                ".env",
-                "id_rsa",
-            )(t)
-        ),
-        _words("send", "upload", "post", "transmit", "forward", "exfiltrate", "copy"),
-    ),
-)
 _SECRET_WORDS = (
     "AKIA",
     "PRIVATE KEY-----",
@@ -228,51 +213,22 @@ def _scan_lines(text: str, rel: str, code: str | None) -> Iterator[dict]:
             if len(lowered) == len(text)
             else "\n".join(line.lower()[: len(line)].ljust(len(line)) for line in lines)
         )
-        for rule, pattern, could, anchors in _INJECTIONS:
-            if could(lowered):
-                for number in _anchored(pattern, anchors, lines, aligned, starts, kinds):
-                    yield _finding(rule, R.RULES[rule].severity, rel, number, R.RULES[rule].title, lines[number - 1])
+        doc = instructions.Text(lines, starts, aligned, kinds.block_code)
+        for rule, number in instructions.scan(doc):
+            yield of_rule(rule, rel, number, lines[number - 1])
     for rule, pattern, could in _COMMANDS:
         if could(lowered):
             for _, number, where, line in located(pattern):
                 if severity := R.weigh(rule, where):
-                    yield _finding(rule, severity, rel, number, R.RULES[rule].title, line)
+                    yield finding(rule, severity, rel, number, R.RULES[rule].title, line)
     if _HAS_SECRET_WORD(text):
         for pattern in R.SECRETS:
             for match, number, _, line in located(pattern):
                 tail = text[match.end() : match.end() + 20]
                 if not R.PLACEHOLDER.search(match.group(0) + tail):
-                    yield _finding(
-                        "secrets.hardcoded", "high", rel, number, R.RULES["secrets.hardcoded"].title, _mask(line, match)
+                    yield finding(
+                        "secrets.hardcoded", "high", rel, number, R.RULES["secrets.hardcoded"].title, mask(line, match)
                     )
-
-
-def _anchored(
-    pattern,
-    anchors: tuple[str, ...],
-    lines: list[str],
-    lowered: str,
-    starts: list[int],  # noqa: ANN001
-    kinds: _LineKinds,
-) -> Iterator[int]:
-    """Numbers of prose lines where ``pattern`` matches, starting on that line (which may run on
-    into the next one); only lines holding an anchor word are tried."""
-    candidates = sorted({bisect.bisect_right(starts, at) for word in anchors for at in _occurrences(lowered, word)})
-    for number in candidates:
-        i = number - 1
-        if kinds[i] != "prose":
-            continue
-        window = lines[i] + ("\n" + lines[i + 1] if i + 1 < len(lines) else "")
-        match = pattern.search(window)
-        if match is not None and match.start() <= len(lines[i]):
-            yield number
-
-
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at != -1:
-        yield at
-        at = text.find(word, at + 1)
 
 
 _TAG_RANGE = frozenset(map(chr, range(0xE0000, 0xE0080)))
@@ -287,7 +243,7 @@ def _unicode(text: str, located, rel: str, instructions: bool) -> Iterator[dict]
     tags = not present.isdisjoint(_TAG_RANGE)
     for _, number, _, line in _first_per_line(located(R.TAG_CHARS) if tags else ()):
         hidden = "".join(chr(ord(c) - 0xE0000) for c in line if 0xE0000 <= ord(c) <= 0xE007F)
-        yield _finding(
+        yield finding(
             "unicode.tag_characters",
             "critical",
             rel,
@@ -296,7 +252,7 @@ def _unicode(text: str, located, rel: str, instructions: bool) -> Iterator[dict]
             R.TAG_CHARS.sub("", line),
         )
     for _, number, _, line in _first_per_line(located(R.BIDI) if not present.isdisjoint(_BIDI_CHARS) else ()):
-        yield _finding(
+        yield finding(
             "unicode.bidi_override",
             "high",
             rel,
@@ -307,7 +263,7 @@ def _unicode(text: str, located, rel: str, instructions: bool) -> Iterator[dict]
     if instructions:
         zero_width = not present.isdisjoint(_ZERO_WIDTH_CHARS)
         for _, number, _, line in _first_per_line(located(R.ZERO_WIDTH) if zero_width else ()):
-            yield _finding(
+            yield finding(
                 "unicode.zero_width",
                 "medium",
                 rel,
@@ -331,41 +287,23 @@ def _scan_script(text: str, rel: str, declared: tuple[set[str], set[str]]) -> li
     creds = R.CREDENTIAL_PATHS.search(text)
     if creds:
         rule = "credentials.exfiltration" if network else "credentials.read"
-        found.append(
-            _finding(
-                rule,
-                R.RULES[rule].severity,
-                rel,
-                _line_of(text, creds.start()),
-                R.RULES[rule].title,
-                _line_at(text, creds.start()),
-            )
-        )
+        found.append(of_rule(rule, rel, line_of(text, creds.start()), line_at(text, creds.start())))
     dump = R.ENV_DUMP.search(text)
     if dump and (network or "|" in dump.group(0)):
-        found.append(
-            _finding(
-                "env.dump_to_network",
-                "critical",
-                rel,
-                _line_of(text, dump.start()),
-                R.RULES["env.dump_to_network"].title,
-                _line_at(text, dump.start()),
-            )
-        )
+        found.append(of_rule("env.dump_to_network", rel, line_of(text, dump.start()), line_at(text, dump.start())))
     env, bins = declared
     for match in [*R.PY_ENV.finditer(text), *R.JS_ENV.finditer(text)]:
         name = next(g for g in match.groups() if g)
         if name not in env and name not in R.COMMON_ENV:
             env.add(name)  # one finding per variable
             found.append(
-                _finding(
+                finding(
                     "requires.undeclared_env",
                     "low",
                     rel,
-                    _line_of(text, match.start()),
+                    line_of(text, match.start()),
                     f"reads ${name}, which `requires.env` does not list",
-                    _line_at(text, match.start()),
+                    line_at(text, match.start()),
                 )
             )
     for match in R.PY_BIN.finditer(text):
@@ -373,49 +311,69 @@ def _scan_script(text: str, rel: str, declared: tuple[set[str], set[str]]) -> li
         if name not in bins and name not in R.COMMON_BINS:
             bins.add(name)
             found.append(
-                _finding(
+                finding(
                     "requires.undeclared_bin",
                     "low",
                     rel,
-                    _line_of(text, match.start()),
+                    line_of(text, match.start()),
                     f"runs `{name}`, which `requires.bins` does not list",
-                    _line_at(text, match.start()),
+                    line_at(text, match.start()),
                 )
             )
     return found
 
 
-def _finding(rule: str, severity: str, path: str, line: int | None, message: str, excerpt: str) -> dict:
-    return {
-        "rule": rule,
-        "severity": severity,
-        "path": path,
-        "line": line,
-        "message": message,
-        "excerpt": excerpt.strip()[:EXCERPT],
-    }
+# What a hidden payload's findings weigh: hiding a behaviour is itself a signal, so a medium
+# finding inside an encoded literal weighs high; low findings (undeclared env) say nothing more.
+_HIDDEN_WEIGHT = {"medium": "high", "high": "high", "critical": "critical"}
+# A code-like payload: what a dropper decodes before running it.
+_CODE_LIKE = re.compile(
+    r"\bimport\s|\bos\.|\bsubprocess\b|\brequire\(|\bexec\(|\beval\(|\bsystem\(|/bin/|\bcurl\s|\bwget\s|"
+    r"\bsocket\b|\bchild_process\b|\bpowershell\b"
+)
+_RUNS = re.compile(
+    r"\b(?:exec|eval|compile|system|popen|Popen|execSync|spawn|spawnSync|Function|check_output|getoutput)\s*\(|"
+    r"__builtins__|\bgetattr\s*\(|\|\s*(?:ba|z)?sh\b"
+)
+_BUILT_NAMES = frozenset(
+    "os subprocess system popen exec eval __import__ __builtins__ builtins child_process execSync spawn "
+    "spawnSync execFile Function pty socket ctypes marshal getattr Popen check_output getoutput".split()
+)
+_FLOW_RULES = {"dynamic_obfuscated": "exec.obfuscated", "exec_decoded": "exec.obfuscated"}
 
 
-def _mask(line: str, match) -> str:  # noqa: ANN001
-    secret = match.group(0)
-    return line.replace(secret, secret[:6] + "…" + "*" * 6)
+def _hidden(text: str, rel: str, flow: pyflow.ModuleFlow | None) -> list[dict]:
+    """Findings in what the file decodes or assembles, reported at the literal's line."""
+    found = []
+    for line, how, payload in _payloads(text, flow):
+        where = f"decoded from {how} at line {line}"
+        if how in ("concatenation", "chr", "escapes") and payload.strip() in _BUILT_NAMES:
+            found.append(of_rule("exec.obfuscated", rel, line, f"{where}: {payload.strip()!r} built from pieces"))
+            continue
+        for f in [*_scan_lines(payload, rel, "script"), *_scan_script(payload, rel, ({"*"}, {"*"}))]:
+            if f["severity"] in _HIDDEN_WEIGHT and not f["rule"].startswith("requires."):
+                found.append(
+                    {
+                        **f,
+                        "severity": _HIDDEN_WEIGHT[f["severity"]],
+                        "line": line,
+                        "excerpt": f"{where}: {f['excerpt']}"[:160],
+                    }
+                )
+        if how not in ("concatenation", "f-string", "join") and _CODE_LIKE.search(payload) and _RUNS.search(text):
+            found.append(of_rule("exec.obfuscated", rel, line, f"{where}: {payload[:100]}"))
+    lines = text.splitlines() if flow and flow.flows else []
+    for item in flow.flows if flow else ():
+        rule = _FLOW_RULES.get(item.kind, "exec.dynamic_lookup")
+        source = lines[item.line - 1] if 0 < item.line <= len(lines) else ""
+        found.append(of_rule(rule, rel, item.line, f"{item.detail}: {source.strip()}"))
+    return found
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def _line_at(text: str, offset: int) -> str:
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    return text[start : end if end >= 0 else None][: R.MAX_LINE]
-
-
-def _capped(found: list[dict]) -> list[dict]:
-    counts: dict[str, int] = {}
-    kept = []
-    for f in found:
-        counts[f["rule"]] = counts.get(f["rule"], 0) + 1
-        if counts[f["rule"]] <= MAX_FINDINGS_PER_RULE:
-            kept.append(f)
-    return kept
+def _payloads(text: str, flow: pyflow.ModuleFlow | None) -> Iterator[tuple[int, str, str]]:
+    seen: set[str] = set()
+    items = [(line_of(text, d.offset), d.how, d.text) for d in decode.payloads(text)]
+    for line, how, payload in [*items, *(flow.built if flow else [])]:
+        if payload not in seen:
+            seen.add(payload)
+            yield line, how, payload
