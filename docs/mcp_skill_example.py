@@ -1,5 +1,4 @@
 """A skill's own MCP server: started when the model loads the skill, once the user trusted it."""
-
 from skillctl import SkillSet
 from skillctl.config import load_config
 

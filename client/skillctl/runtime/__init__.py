@@ -12,6 +12,7 @@
 - ``agent_loop``: a small loop over a session and an OpenAI-compatible chat-completions server.
 - ``mcp_clients``: the per-skill MCP servers (a skill's ``mcp`` block), run by the official SDK
   on a background event loop; every call has a deadline.
+- ``mcp_spec``: what starts one skill's server (its trusted command, the declared vars it gets).
 - ``mcp_trust``: the user's consent to a skill's MCP command (``[runtime] trusted_mcp``).
 - ``mcp_server``: ``skillctl mcp``, the installed skills served to any MCP client.
 - ``mcp_config``: ``skillctl mcp install AGENT``, the MCP config files of agents.

@@ -1,16 +1,14 @@
 """The MCP servers of loaded skills (a skill's ``mcp`` block), for one SkillSet session.
 
-A server starts when its skill is loaded, and only if the user trusted its command as it is now
-(:mod:`skillctl.runtime.mcp_trust`; else nothing starts). ``${VAR}`` in its ``env`` is expanded
-only from the vars the skill declares (:mod:`skillctl.vars`: vars.json, variables.json, the
-environment for those names, the default); an undeclared name becomes "" with a warning. The
-server's environment is those values plus ``INHERITED_ENV`` (PATH, HOME, the locale...), never
-the rest of ours. The SDK's stdio client runs the command (in the skill folder) and
+A server starts when its skill is loaded, from the :class:`~skillctl.runtime.mcp_spec.ServerSpec`
+of a command the user trusted (:mod:`skillctl.runtime.mcp_spec`: without trust there is no spec,
+so nothing starts). The SDK's stdio client runs the command (in the skill folder) and
 does the handshake; its tools are listed once and offered as ``mcp:<skill>.<tool>``. It stops
 after ``idle_timeout`` seconds without a call, when the session closes, and after a call
 timed out (a server that did not answer is not trusted with the next call); it is started
-again by the next call of one of its tools. A server slower than ``startup_timeout`` to
-answer the handshake is killed. A crash is reported as a tool error, never raised.
+again by the next call of one of its tools, if the files it runs are still the trusted ones.
+A server slower than ``startup_timeout`` to answer the handshake is killed. A crash is
+reported as a tool error, never raised.
 
 SkillSet is synchronous and the SDK is async: the servers live on one event loop in a daemon
 thread, and every call into it has a deadline, so a hung server never hangs the agent.
@@ -27,38 +25,23 @@ import asyncio
 import atexit
 import json
 import logging
-import os
-import re
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from skillctl.errors import SkillctlError
-from skillctl.runtime.mcp_trust import VAR_REFERENCE, named_files, require_trusted
+from skillctl.runtime.mcp_spec import McpServerError, ServerSpec
+from skillctl.runtime.mcp_trust import named_files
 from skillctl.runtime.sdk import require_mcp
 
 log = logging.getLogger("skillctl.runtime.mcp")
 
-DEFAULT_STARTUP_TIMEOUT_S = 30.0  # servers run through npx/uvx may install themselves first
-DEFAULT_IDLE_TIMEOUT_S = 600.0  # as the hook helper: warm through a conversation's pauses
 CALL_TIMEOUT_S = 120.0  # the longest an agent waits for one tool; then it gets an error
 STOP_TIMEOUT_S = 10.0  # the SDK's shutdown: close stdin, 2 s, SIGTERM, 2 s, SIGKILL
 DEADLINE_MARGIN_S = 5.0  # the caller's backstop over the loop's own deadlines
 STDERR_TAIL_CHARS = 1500  # what of a server's stderr an error quotes
-UNDECLARED_VAR = "mcp.undeclared_var"  # the code of the warning for an undeclared ${VAR}
-# What a server inherits from us: enough to find programs, a home, a locale and a temp folder;
-# never the rest of our environment (tokens, cloud keys), which reaches it only as declared vars.
-INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
-
-
-class McpServerError(SkillctlError):
-    """A per-skill MCP server failed; ``code`` says how (mcp.start_failed, mcp.crashed...)."""
-
-    code = "mcp.error"
 
 
 @dataclass(frozen=True)
@@ -71,87 +54,6 @@ class McpTool:
     @property
     def qualified(self) -> str:
         return f"mcp:{self.skill}.{self.name}"
-
-
-@dataclass(frozen=True)
-class ServerSpec:
-    """What starts one skill's server. ``env`` holds secrets: never logged, never in a repr."""
-
-    skill: str
-    command: str
-    args: tuple[str, ...]
-    cwd: Path
-    startup_timeout: float
-    idle_timeout: float
-    env: dict[str, str] = field(repr=False, default_factory=dict)  # all it gets: inherited_env + its own
-    secrets: frozenset[str] = field(repr=False, default=frozenset())
-    warnings: tuple[str, ...] = ()  # what the caller reports (an undeclared ${VAR} left empty)
-    files: dict[str, str] = field(default_factory=dict)  # the trusted sha256 of the skill files it runs
-
-    def mask(self, text: str) -> str:
-        from skillctl.vars import ResolvedVars
-
-        return ResolvedVars(secrets=set(self.secrets)).mask(text)
-
-
-def server_spec(skill, *, config=None, environ: dict[str, str] | None = None) -> ServerSpec:
-    """The spec of an installed skill's ``mcp`` block, ``${VAR}`` expanded from its declared
-    vars: only for a command the user trusted as it is now (:mod:`skillctl.runtime.mcp_trust`)."""
-    from skillctl.config import Config
-    from skillctl.vars import env_for_skill, resolve_vars
-
-    trusted = require_trusted(skill, config)  # before any var is read: nothing of an untrusted skill runs
-    spec = skill.manifest.mcp
-    environment = env_for_skill(skill.manifest, config or Config(), environ)
-    resolved = resolve_vars(skill.manifest, Path(skill.path), env=environment, config=config)
-    declared = {name: resolved.values.get(name) for name in skill.manifest.vars}  # never other names
-    secrets, env, warnings = set(resolved.secrets), {}, list[str]()
-    for key, template in spec.env.items():
-        env[key] = _expand(skill.name, key, template, declared, secrets, warnings)
-    return ServerSpec(
-        skill=skill.name,
-        command=trusted.command,
-        args=trusted.args,
-        cwd=trusted.cwd,
-        startup_timeout=spec.startup_timeout or DEFAULT_STARTUP_TIMEOUT_S,
-        idle_timeout=spec.idle_timeout or DEFAULT_IDLE_TIMEOUT_S,
-        env={**inherited_env(os.environ if environ is None else environ), **env},
-        secrets=frozenset(s for s in secrets if s),
-        warnings=tuple(warnings),
-        files=trusted.files,
-    )
-
-
-def inherited_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """What a server gets of our environment: enough to find programs, a home and a locale."""
-    return {name: environ[name] for name in INHERITED_ENV if environ.get(name)}
-
-
-def _expand(skill: str, key: str, template: str, declared: dict, secrets: set, warnings: list) -> str:
-    """``template`` with each ``${VAR}`` replaced: a declared var's value (mcp.missing_env when it
-    has none), an undeclared name by "" and a warning, never a value from our environment."""
-    from skillctl.config import is_secret_key
-
-    def value(match: re.Match) -> str:
-        name = match.group(1)
-        if name not in declared:
-            warnings.append(
-                f"${{{name}}} (in {key}) is not a var the skill {skill} declares: left empty "
-                f"[{UNDECLARED_VAR}]; the author declares it under `vars:` in SKILL.md"
-            )
-            return ""
-        found = declared.get(name)
-        if not found:
-            raise McpServerError(
-                f"the MCP server of {skill} needs ${{{name}}} (for {key}) and it has no value",
-                hint=f"Set {name} in the skill's vars.json, variables.json or the environment.",
-                code="mcp.missing_env",
-            )
-        if is_secret_key(name) or is_secret_key(key):
-            secrets.add(found)
-        return found
-
-    return VAR_REFERENCE.sub(value, template)
 
 
 class _Loop:

@@ -13,11 +13,11 @@ change a running conversation); which skill is active and where it hands over is
 
 A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.tools`). Loading a
 skill makes it the active skill; one that declares an ``mcp`` server starts it
-(:mod:`skillctl.runtime.mcp_clients`) and adds its tools, ``mcp:<skill>.<tool>``; so ask for
-``tool_definitions()`` again after a ``load_skill``. Only a command the user trusted as it is now
-starts (``skillctl mcp trust``, :mod:`skillctl.runtime.mcp_trust`); otherwise the skill loads as
-instructions only and the ``load_skill`` result says why (``mcp.untrusted``,
-``mcp.trust_changed``) and how to trust it. While the active skill has conditional next
+(:mod:`skillctl.runtime.mcp_clients`, from :mod:`skillctl.runtime.mcp_spec`) and adds its
+tools, ``mcp:<skill>.<tool>``; so ask for ``tool_definitions()`` again after a ``load_skill``.
+Only a command the user trusted as it is now starts (``skillctl mcp trust``,
+:mod:`skillctl.runtime.mcp_trust`); otherwise the skill loads as instructions only and the
+``load_skill`` result says why (``mcp.untrusted``, ``mcp.trust_changed``) and how to trust it. While the active skill has conditional next
 skills, ``skill_transition`` is offered too; with ``SkillSet(manage_skills=True)``,
 ``skill_management`` (:mod:`skillctl.runtime.management`). A skill's trusted toolsets
 (:mod:`skillctl.runtime.toolsets`) add ``toolset:<skill>.<method>`` tools when it is loaded.
@@ -233,14 +233,14 @@ class Session:
         return "\n".join([f"This skill's toolsets give these tools: {names}.", *(f"({p})" for p in problems)])
 
     def _start_server(self, skill) -> str:
-        from skillctl.runtime import mcp_clients
+        from skillctl.runtime import mcp_clients, mcp_spec
 
         if not self.policy.allows_server(skill.name):
             return (
                 "(This skill's MCP server is not started: the tool policy allows none of its tools [tool.not_allowed].)"
             )
         try:
-            spec = mcp_clients.server_spec(skill, config=self.skills.config)
+            spec = mcp_spec.server_spec(skill, config=self.skills.config)
             with self._lock:
                 if self._mcp is None:
                     timeout = self.mcp_call_timeout or mcp_clients.CALL_TIMEOUT_S

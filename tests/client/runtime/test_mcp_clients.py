@@ -244,7 +244,7 @@ def test_a_skill_without_a_server_starts_nothing(tmp_path, home):
 
 
 def test_env_values_reach_the_server_and_stay_out_of_the_repr(tmp_path, home, pid_file, monkeypatch):
-    from skillctl.runtime.mcp_clients import server_spec
+    from skillctl.runtime.mcp_spec import server_spec
 
     monkeypatch.setenv("API_TOKEN", "from-the-environment")  # vars.json wins over the environment
     make_tester(tmp_path / "skills")

@@ -196,7 +196,7 @@ def test_an_undeclared_var_expands_to_nothing_and_the_host_environment_stays_out
 
 
 def test_the_server_environment_is_the_inherited_names_and_its_own(tmp_path, home, monkeypatch):
-    from skillctl.runtime.mcp_clients import INHERITED_ENV, server_spec
+    from skillctl.runtime.mcp_spec import INHERITED_ENV, server_spec
 
     monkeypatch.setenv("LANG", "C.UTF-8")
     monkeypatch.setenv("UNRELATED_HOST_VARIABLE", "x")
@@ -209,7 +209,7 @@ def test_the_server_environment_is_the_inherited_names_and_its_own(tmp_path, hom
 
 def test_server_spec_refuses_an_untrusted_skill_before_reading_its_vars(tmp_path, home):
     from skillctl.errors import SkillctlError
-    from skillctl.runtime.mcp_clients import server_spec
+    from skillctl.runtime.mcp_spec import server_spec
 
     folder = make_marker(tmp_path / "skills", env={"X": "${X}"}, vars_block="vars:\n  X: {}")
     (folder / "vars.json").write_text("not json")  # reading vars would fail with vars.invalid_file
