@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import http.server
+import json
 import threading
 
 import httpx
@@ -341,3 +342,62 @@ def test_publish_identical_bytes_again_is_not_created(tmp_path):
     archive.write_bytes(ARCHIVE)
     result = client(lambda r: httpx.Response(200, json={"version": "1.0.0"})).publish("a", archive)
     assert result["created"] is False
+
+
+def test_audit_asks_at_most_500_skills_a_request_and_keeps_the_earliest_as_of():
+    bodies = []
+
+    def handler(request):
+        assert (request.method, request.url.path) == ("POST", "/api/v1/audit")
+        asked = json.loads(request.content)["skills"]
+        bodies.append(asked)
+        stamp = f"2026-11-28T10:00:0{2 - len(bodies)}Z"
+        return httpx.Response(200, json={"as_of": stamp, "results": [{**s, "found": True} for s in asked]})
+
+    pairs = [(f"s{i}", "1.0.0") for i in range(501)] + [("s0", "1.0.0")]  # a repeat is asked once
+    answer = client(handler).audit(pairs)
+    assert [len(b) for b in bodies] == [500, 1]
+    assert len(answer["results"]) == 501 and answer["as_of"] == "2026-11-28T10:00:00Z"
+
+
+def test_audit_on_an_older_registry_is_registry_not_found():
+    with pytest.raises(RegistryError) as info:
+        client(lambda r: problem(404, "Not Found")).audit([("hello", "1.0.0")])
+    assert (info.value.status, info.value.code) == (404, "registry.not_found")
+
+
+def test_advisory_create_sends_only_what_was_given_and_withdraw_posts_to_the_id():
+    seen = []
+
+    def handler(request):
+        seen.append((request.method, request.url.raw_path.decode(), json.loads(request.content or b"null")))
+        return httpx.Response(201 if "withdraw" not in request.url.path else 200, json={"id": "SKY-2026-0001"})
+
+    c = client(handler, token="sky_t")
+    c.advisory_create("pdf tools", summary="bad", severity="low", affected="<1.2")
+    c.advisory_create("pdf", summary="bad", severity="low", affected="1.0.0", details="d", aliases=["CVE-1"])
+    c.advisory_withdraw("SKY-2026-0001")
+    assert seen == [
+        ("POST", "/api/v1/skills/pdf%20tools/advisories", {"summary": "bad", "severity": "low", "affected": "<1.2"}),
+        (
+            "POST",
+            "/api/v1/skills/pdf/advisories",
+            {"summary": "bad", "severity": "low", "affected": "1.0.0", "details": "d", "aliases": ["CVE-1"]},
+        ),
+        ("POST", "/api/v1/advisories/SKY-2026-0001/withdraw", None),
+    ]
+
+
+def test_download_resolved_reads_deprecation_and_test_results_from_headers(tmp_path):
+    headers = {
+        "X-Checksum-Sha256": SHA,
+        "X-Skill-Version": "1.2.0",
+        "X-Skill-Deprecated": "use 2.x",
+        "X-Skill-Test-Result": "failed",
+        "X-Skill-Test-Summary": "FAILED (failures=1)",
+    }
+    got = client(lambda r: archive_response(headers)).download_resolved("hello", "", tmp_path / "a.zip")
+    assert (got.deprecated, got.test_result, got.test_summary) == ("use 2.x", "failed", "FAILED (failures=1)")
+    older = client(lambda r: archive_response({"X-Checksum-Sha256": SHA, "X-Skill-Version": "1.2.0"}))
+    got = older.download_resolved("hello", "", tmp_path / "b.zip")
+    assert (got.deprecated, got.test_result, got.test_summary) == ("", None, "")

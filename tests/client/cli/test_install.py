@@ -7,6 +7,8 @@ import os
 import pty
 import subprocess
 
+import pytest
+
 from tests.client.cli.conftest import COMMAND
 
 
@@ -258,3 +260,49 @@ def test_install_warns_when_a_skill_cannot_work_here(cli):
     done = cli("install", source)
     assert done.returncode == 0, done.stderr
     assert "no-such-binary-here" in done.stderr and "needs-tool" in done.stderr
+
+
+@pytest.mark.parametrize("resolves_downloads", [False, True])
+def test_install_update_and_use_print_a_deprecation_message_and_carry_it_in_json(cli, registry, resolves_downloads):
+    registry.resolves_downloads = resolves_downloads  # the download's headers, or the version list
+    registry.set_version("hello", "1.1.0", deprecated="use 2.x")
+    message = "hello 1.1.0 is deprecated: use 2.x"
+    done = cli("install", "hello@~1.1.0", "--json")
+    assert done.returncode == 0 and message in done.stderr
+    assert json.loads(done.stdout)["changes"][0]["notices"] == [{"code": "deprecated", "message": message}]
+    used = cli("use", "hello@1.1.0", "--json")
+    assert message in used.stderr and json.loads(used.stdout)["notices"][0]["code"] == "deprecated"
+    registry.publish("hello", "1.1.1")
+    registry.set_version("hello", "1.1.1", deprecated="also old")
+    updated = cli("update")
+    assert updated.returncode == 0 and "hello 1.1.1 is deprecated: also old" in updated.stderr
+
+
+@pytest.mark.parametrize("resolves_downloads", [False, True])
+def test_failed_tests_warn_with_the_checks_summary(cli, registry, resolves_downloads):
+    registry.resolves_downloads = resolves_downloads
+    registry.set_version("hello", "2.0.0", test_result="failed", test_log="test_add ... FAIL\n\nFAILED (failures=1)\n")
+    done = cli("install", "hello", "--json")
+    assert done.returncode == 0, done.stderr
+    message = "hello 2.0.0: its tests failed: FAILED (failures=1)"
+    assert "warning: " + message in done.stderr
+    assert json.loads(done.stdout)["changes"][0]["notices"] == [{"code": "tests_failed", "message": message}]
+    quiet = cli("install", "hello@1.1.0")
+    assert "warning" not in quiet.stderr  # passing (or unknown) tests say nothing
+
+
+def test_show_outdated_and_verify_carry_deprecation_and_test_results(cli, registry):
+    assert cli("install", "hello@^1.0").returncode == 0
+    registry.set_version("hello", "1.1.0", deprecated="use 2.x", test_result="failed", test_log="FAILED (errors=3)")
+    shown = cli("show", "hello@1.1.0")
+    assert "note: hello 1.1.0 is deprecated: use 2.x" in shown.stdout
+    assert "note: hello 1.1.0: its tests failed: FAILED (errors=3)" in shown.stdout
+    assert [n["code"] for n in json.loads(cli("show", "hello@1.1.0", "--json").stdout)["notices"]] == [
+        "deprecated",
+        "tests_failed",
+    ]
+    outdated = cli("outdated")
+    assert "deprecated: use 2.x; tests failed" in outdated.stdout
+    verify = cli("verify")
+    assert verify.returncode == 1 and "deprecated: 1.1.0 is deprecated: use 2.x" in verify.stdout
+    assert "skillctl update hello" in verify.stderr
