@@ -11,3 +11,9 @@ django_application = get_asgi_application()
 from skillyard.body_guard import BodyGuard  # noqa: E402 (needs the settings configured above)
 
 application = BodyGuard(django_application)
+
+from worker.dispatch import start_rescans  # noqa: E402
+
+# Embedded default (no broker): versions the scanner judged with older rules are re-scanned in
+# the background, a batch at a time (DESIGN §13); with a broker the workers' beat does it.
+start_rescans()

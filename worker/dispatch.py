@@ -21,7 +21,7 @@ def enqueue(version_id: int, name: str) -> None:
     if not settings.SKILLYARD_CHECKS_ENABLED:
         return  # tests that are not about checks; the check stays pending
 
-    if settings.CELERY_BROKER_URL and not settings.CELERY_BROKER_URL.startswith("memory://"):
+    if _broker():
         run_check.delay(version_id, name)
         return
     global _pool
@@ -52,3 +52,38 @@ def wait_idle(timeout: float = 120) -> bool:
         pending = list(_pending)
     done, not_done = concurrent.futures.wait(pending, timeout=timeout)
     return not not_done
+
+
+def start_rescans() -> threading.Thread | None:
+    """The embedded default of the beat's ``checks.rescan``: at start-up, a background thread
+    queues versions the scanner judged with older rules, a batch at a time (each run by the pool
+    above), waiting for the pool to drain and the interval between batches; it ends when none
+    is left. Nothing to do with a broker (the workers' beat does it) or with checks off."""
+    if not settings.SKILLYARD_CHECKS_ENABLED or _broker():
+        return None
+    thread = threading.Thread(target=_rescan_in_thread, name="skillyard-rescan", daemon=True)
+    thread.start()
+    return thread
+
+
+def _rescan_in_thread() -> None:
+    from django.db import close_old_connections
+
+    try:
+        _rescan_loop()
+    finally:
+        close_old_connections()
+
+
+def _rescan_loop() -> None:
+    import time
+
+    from worker.tasks import rescan_checks
+
+    while rescan_checks():
+        wait_idle(timeout=settings.SKILLYARD_RESCAN_INTERVAL_SECONDS * 10)
+        time.sleep(settings.SKILLYARD_RESCAN_INTERVAL_SECONDS)
+
+
+def _broker() -> bool:
+    return bool(settings.CELERY_BROKER_URL) and not settings.CELERY_BROKER_URL.startswith("memory://")

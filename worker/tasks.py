@@ -3,7 +3,8 @@
 ``checks.run`` is idempotent (``check_start`` refuses a check already done), acknowledged late
 and rejected back to the queue when its worker dies (a kill -9 re-delivers it), retried with
 backoff on transient database and storage errors, and hard time-limited. ``checks.sweep``
-re-queues checks a dead worker left running.
+re-queues checks a dead worker left running; ``checks.rescan`` queues a batch of versions the
+scanner judged with older rules.
 """
 
 from __future__ import annotations
@@ -73,6 +74,18 @@ def run_check_now(version_id: int, name: str, run_id: str = "") -> str:
         return "error" if held else "superseded"
     held = services.check_finish(check=check, result=result, routing_vector=vector, vector_model=VECTOR_MODEL)
     return "done" if held else "superseded"  # a rerun or the sweep gave the check to another run
+
+
+@app.task(name="checks.rescan", time_limit=60)
+def rescan_checks() -> int:
+    """The beat schedule's job: queue the next batch of versions scanned with older rules (the
+    batch and the schedule's interval bound how fast; settings.SKILLYARD_RESCAN_*)."""
+    from django.conf import settings
+
+    from registry import services
+    from worker.engines.scan import rules_version
+
+    return services.checks_rescan(rules_version=rules_version(), limit=settings.SKILLYARD_RESCAN_BATCH)
 
 
 @app.task(name="checks.sweep", time_limit=60)

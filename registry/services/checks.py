@@ -16,14 +16,17 @@ import uuid
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from registry.access import Actor, require
 from registry.errors import Invalid, not_found
-from registry.models import Role, SkillVersion, TokenScope, VersionCheck
+from registry.models import CheckHistory, Role, SkillVersion, TokenScope, VersionCheck
 from registry.services.audit import audit_record
 
 CHECKS = tuple(VersionCheck.Name.values)
+# Past runs shown with a check (newest first): a version's rescans over years stay a short list.
+HISTORY_SHOWN = 20
 
 
 def _state_save(check: VersionCheck) -> None:
@@ -31,7 +34,8 @@ def _state_save(check: VersionCheck) -> None:
     from registry.selectors import check_out
 
     version = SkillVersion.objects.select_for_update().get(id=check.version_id)
-    version.checks_state = {**version.checks_state, check.name: check_out(check)}
+    state = {**check_out(check), "history": _history(check.version_id, check.name)}
+    version.checks_state = {**version.checks_state, check.name: state}
     version.save(update_fields=["checks_state"])
     check.version.checks_state = version.checks_state
 
@@ -98,10 +102,13 @@ def check_finish(
         return False
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
     check.save(update_fields=["status", "result", "finished_at", "updated_at"])
+    _history_record(check)
     _state_save(check)
     fields: dict[str, object]
     if check.name == VersionCheck.Name.SCAN:
-        fields = {"scan_verdict": str(result.get("verdict", ""))}
+        verdict = str(result.get("verdict", ""))
+        _verdict_change_record(check, verdict)
+        fields = {"scan_verdict": verdict}
     elif check.name == VersionCheck.Name.TESTS:
         fields = {"test_result": str(result.get("result", ""))}
     else:
@@ -123,11 +130,55 @@ def check_fail(*, check: VersionCheck, error: str) -> bool:
         return False
     check.status, check.error, check.finished_at = VersionCheck.Status.ERROR, error[:2000], timezone.now()
     check.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    _history_record(check)
     _state_save(check)
     if check.name == VersionCheck.Name.TESTS:
         SkillVersion.objects.filter(id=check.version_id).update(test_result="error")
         _skill_checks_refresh(check.version_id)
     return True
+
+
+def _history_record(check: VersionCheck) -> None:
+    """Keep this run's outcome: a rerun or rescan replaces the check's result, not its past."""
+    outcome = check.result.get("verdict") or check.result.get("result") or ""
+    CheckHistory.objects.create(
+        version_id=check.version_id,
+        name=check.name,
+        status=check.status,
+        outcome=str(outcome) if check.status == VersionCheck.Status.DONE else "",
+        rules_version=str(check.result.get("rules_version", "")),
+        finished_at=check.finished_at or timezone.now(),
+    )
+
+
+def _history(version_id: int, name: str) -> list[dict]:
+    """``checks.<name>.history`` of the version detail: past runs, newest first."""
+    rows = CheckHistory.objects.filter(version_id=version_id, name=name).order_by("-finished_at", "-id")
+    return [
+        {"status": h.status, "outcome": h.outcome, "rules_version": h.rules_version, "finished_at": _iso(h.finished_at)}
+        for h in rows[:HISTORY_SHOWN]
+    ]
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _verdict_change_record(check: VersionCheck, verdict: str) -> None:
+    """A scan that changes a version's verdict (a rescan with new rules) goes to the audit log."""
+    version = check.version
+    before = SkillVersion.objects.filter(id=version.id).values_list("scan_verdict", flat=True).first() or ""
+    if before and before != verdict:
+        audit_record(
+            actor=None,
+            action="version.rescan",
+            owner=version.skill.owner.name,
+            skill=version.skill.name,
+            version=version.version,
+            before=before,
+            after=verdict,
+            rules_version=str(check.result.get("rules_version", "")),
+        )
 
 
 @transaction.atomic
@@ -181,6 +232,29 @@ def checks_reset(*, versions, names) -> list[VersionCheck]:  # noqa: ANN001
             _enqueue(version.id, name)
             checks.append(check)
     return checks
+
+
+@transaction.atomic
+def checks_rescan(*, rules_version: str, limit: int | None = None) -> int:
+    """Queue a new scan of published versions whose verdict came from other rules than
+    ``rules_version``, newest first, at most ``limit`` (a batch; None: all). Only finished scans
+    are taken (a pending or running one is queued already) and only the scan: the tests and the
+    manifest keep their results. The old verdict stays on the version until the new one lands."""
+    done = VersionCheck.objects.select_for_update().filter(
+        name=VersionCheck.Name.SCAN, status=VersionCheck.Status.DONE, version__deleted_at__isnull=True
+    )
+    outdated = done.filter(Q(result__rules_version__isnull=True) | ~Q(result__rules_version=rules_version))
+    checks = list(outdated.select_related("version").order_by("-version__published_at", "-version_id")[:limit])
+    for check in checks:
+        _history_backfill(check)
+    checks_reset(versions=[c.version for c in checks], names=[VersionCheck.Name.SCAN])
+    return len(checks)
+
+
+def _history_backfill(check: VersionCheck) -> None:
+    """A verdict given before history was kept joins it before the rescan replaces it."""
+    if not CheckHistory.objects.filter(version_id=check.version_id, name=check.name).exists():
+        _history_record(check)
 
 
 def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:

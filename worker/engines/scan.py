@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from skillctl.format.scanner import scan_archive
+from skillctl.format import scanner
 
 
 def scan(*, archive: bytes, digest: str) -> dict:
-    """{"verdict", "findings": [...]} (docs/scanner.md)."""
-    return scan_archive(archive).to_dict()
+    """{"verdict", "rules_version", "findings": [...]} (docs/scanner.md)."""
+    return scanner.scan_archive(archive).to_dict()
+
+
+def rules_version() -> str:
+    """The scanner's rule set now: a verdict from another one is re-judged (``checks.rescan``)."""
+    return scanner.RULES_VERSION

@@ -1,8 +1,12 @@
-"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]] [--vectors]``:
+"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]] [--vectors]
+[--check scan --rules-changed]``:
 queue publish checks again (a new scanner release, a fixed test environment), or only those a
 dead worker left running (what the workers' beat schedule does every five minutes). ``--vectors``
 makes the catalog's search vectors again where another embedder made them (after an upgrade;
-`make run` does it on start), from each version's stored routing manifest: no check runs again."""
+`make run` does it on start), from each version's stored routing manifest: no check runs again.
+``--check scan --rules-changed`` queues a new scan of every version the scanner judged with older
+rules, newest first (what the workers' beat, or the embedded runner at start-up, does a batch at
+a time); the other checks keep their results."""
 
 from datetime import datetime, timedelta
 
@@ -28,6 +32,11 @@ class Command(BaseCommand):
             help="only make the catalog search vectors again where another embedder made them",
         )
         parser.add_argument(
+            "--rules-changed",
+            action="store_true",
+            help="with --check scan: only versions the scanner judged with older rules than its own",
+        )
+        parser.add_argument(
             "--stale-after",
             type=float,
             default=CHECK_STALE_SECONDS,
@@ -35,7 +44,10 @@ class Command(BaseCommand):
             help=f"with --stale: running longer than this counts as left behind (default {CHECK_STALE_SECONDS})",
         )
 
-    def handle(self, *args, check, since, stale, stale_after, vectors, **options):
+    def handle(self, *args, check, since, stale, stale_after, vectors, rules_changed, **options):
+        if rules_changed:
+            self._rules_changed(check)
+            return
         if vectors:
             self._vectors()
             return
@@ -54,6 +66,14 @@ class Command(BaseCommand):
         versions = list(versions)
         services.checks_reset(versions=versions, names=names)
         self.stdout.write(f"queued {len(versions) * len(names)} check(s) for {len(versions)} version(s)")
+
+    def _rules_changed(self, check: str | None) -> None:
+        from worker.engines.scan import rules_version
+
+        if check != VersionCheck.Name.SCAN:
+            raise CommandError("--rules-changed goes with --check scan (only the scan has rules)")
+        count = services.checks_rescan(rules_version=rules_version())
+        self.stdout.write(f"queued {count} scan(s) of versions judged with rules older than {rules_version()}")
 
     def _vectors(self) -> None:
         from worker.engines.manifest import VECTOR_MODEL, routing_vector, vectors_available
