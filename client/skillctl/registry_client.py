@@ -8,8 +8,6 @@ is an :class:`IntegrityError` (exit 4) and the partial download is removed.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import os
 import re
@@ -25,15 +23,24 @@ from skillctl import __version__
 from skillctl.config import Registry, normalise_url
 from skillctl.errors import IntegrityError, NetworkError, SkillctlError
 from skillctl.format.limits import DEFAULT_LIMITS
+from skillctl.registry_answers import (
+    RegistryError,
+    check_digests,
+    digests_from_headers,
+    format_errors,
+    status_error,
+    too_large,
+)
 from skillctl.reporting import Reporter
 from skillctl.transport import check_request, connection_cause, httpx, read_capped, url_problem
+
+__all__ = ["RegistryClient", "RegistryError", "Resolved", "digests_from_headers", "format_errors"]
 
 API_PREFIX = "/api/v1"
 CHUNK_BYTES = 64 * 1024
 MANIFEST_BATCH = 50  # versions per routing-manifests request: the registry's own limit
 AUDIT_BATCH = 500  # installed versions per audit request: the registry's own limit
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_LOGIN_HINT = "Run `skillctl login --registry {name}` with a token that has access."
 
 
 @dataclass(frozen=True)
@@ -53,74 +60,8 @@ class Resolved:
     test_summary: str = ""  # how failing tests ended, in one line
 
 
-class RegistryError(SkillctlError):
-    """A refusal from the registry, with its status and problem-details ``errors``."""
-
-    def __init__(self, message: str, *, status: int, errors: list[dict] | None = None, **kw: Any):
-        super().__init__(message, **kw)
-        self.status = status
-        self.errors = errors or []
-
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "status": self.status, "errors": self.errors}
-
-
 def _q(part: str) -> str:
     return quote(str(part), safe="")
-
-
-def _problem(response: httpx.Response) -> tuple[str, list[dict]]:
-    """The detail and ``errors`` of an RFC 9457 problem document (tolerant of other bodies)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return (response.text.strip()[:200] or response.reason_phrase), []
-    if not isinstance(body, dict):
-        return response.reason_phrase, []
-    detail = str(body.get("detail") or body.get("title") or response.reason_phrase)
-    errors = [e for e in body.get("errors") or [] if isinstance(e, dict)]
-    return detail, errors
-
-
-def format_errors(errors: list[dict]) -> str:
-    lines = []
-    for e in errors:
-        where = f" ({e['path']})" if e.get("path") else ""
-        lines.append(f"  - {e.get('code', 'error')}: {e.get('message', '')}{where}")
-    return "\n".join(lines)
-
-
-# status -> (error code, hint template); {name} is the registry's name.
-_REFUSALS: dict[int, tuple[str, str]] = {
-    400: ("registry.bad_request", "This is a client bug if it persists; run with --debug and report it."),
-    401: ("registry.unauthorized", _LOGIN_HINT),
-    403: ("registry.forbidden", "Your token lacks the scope or the owner; " + _LOGIN_HINT),
-    404: ("registry.not_found", "Check the name with `skillctl search`; private skills need `skillctl login`."),
-    409: ("registry.conflict", "Published versions are immutable: bump `version` and publish again."),
-    413: (
-        "registry.too_large",
-        "The archive is over this registry's size limit; remove large assets (or move them out of the skill).",
-    ),
-    422: ("registry.invalid", "Fix what the registry names above; `skillctl validate PATH` checks a skill locally."),
-}
-
-
-def digests_from_headers(headers: httpx.Headers) -> dict[str, str]:
-    """The archive sha256 (hex) the registry announces, by header name."""
-    found: dict[str, str] = {}
-    if value := headers.get("X-Checksum-Sha256"):
-        found["X-Checksum-Sha256"] = value.strip().lower()
-    for name, pattern in (
-        ("Repr-Digest", r"sha-256\s*=\s*:([A-Za-z0-9+/=_-]+):"),  # RFC 9530
-        ("Digest", r"sha-256\s*=\s*([A-Za-z0-9+/=_-]+)"),  # RFC 3230
-    ):
-        m = re.search(pattern, headers.get(name, ""), re.IGNORECASE)
-        if m:
-            try:
-                found[name] = base64.b64decode(m.group(1), validate=False).hex()
-            except (binascii.Error, ValueError):
-                found[name] = f"undecodable:{m.group(1)}"
-    return found
 
 
 class RegistryClient:
@@ -404,7 +345,7 @@ class RegistryClient:
                 actual, got = self._stream_to(fh, path, what, reporter=reporter or Reporter(), headers=headers)
             if actual is None:
                 return None, got
-            _check_digests(what, actual, {**expected, **digests_from_headers(got)})
+            check_digests(what, actual, {**expected, **digests_from_headers(got)})
             os.replace(tmp, dest)
             return actual, got
         finally:
@@ -421,13 +362,13 @@ class RegistryClient:
             self._raise_for_status(response, what)
             total = int(response.headers.get("Content-Length") or 0) or None
             if total and total > limit:
-                raise _too_large(what, total, limit)
+                raise too_large(what, total, limit)
             size = 0
             with reporter.progress(what, total) as advance:
                 for chunk in response.iter_bytes(CHUNK_BYTES):
                     size += len(chunk)
                     if size > limit:
-                        raise _too_large(what, size, limit)
+                        raise too_large(what, size, limit)
                     digest.update(chunk)
                     fh.write(chunk)
                     advance(len(chunk))
@@ -478,25 +419,7 @@ class RegistryClient:
             body = read_capped(response, 64 * 1024)  # an error page: the start says enough
         except NetworkError:
             body = b""
-        detail, errors = _problem(httpx.Response(status, headers=response.headers, content=body))
-        message = f"{self.registry.name}: {what}: {detail} (HTTP {status})"
-        if errors:
-            message += "\n" + format_errors(errors)
-        if status in _REFUSALS:
-            code, hint = _REFUSALS[status]
-            raise RegistryError(
-                message, status=status, errors=errors, code=code, hint=hint.format(name=self.registry.name)
-            )
-        if status == 429:
-            wait = response.headers.get("Retry-After", "a few")
-            raise NetworkError(
-                message, hint=f"The registry is throttling; retry in {wait} seconds.", code="registry.throttled"
-            )
-        raise NetworkError(
-            message,
-            hint="The registry failed; retry later or tell its operators.",
-            code="registry.server_error" if status >= 500 else "registry.unexpected_status",
-        )
+        raise status_error(self.registry.name, what, status, response.headers, body)
 
     def _json(self, response: httpx.Response) -> Any:
         try:
@@ -508,22 +431,3 @@ class RegistryClient:
                 hint=f"Is {self.registry.url} a Skillyard registry? Check `skillctl config`.",
                 code="registry.invalid_response",
             ) from exc
-
-
-def _check_digests(what: str, actual: str, claimed: dict[str, str]) -> None:
-    for source, value in claimed.items():
-        if value != actual:
-            raise IntegrityError(
-                f"sha256 of {what} is {actual}, but {source} says {value}",
-                hint="Nothing was kept. Retry; if it persists, the registry or something in "
-                "between is serving other bytes: report it.",
-                code="integrity.sha256_mismatch",
-            )
-
-
-def _too_large(what: str, size: int, limit: int) -> SkillctlError:
-    return SkillctlError(
-        f"{what} is larger than the {limit // (1024 * 1024)} MiB archive limit ({size} bytes)",
-        hint="The registry should never serve this; report it to its operators.",
-        code="download.too_large",
-    )
