@@ -53,6 +53,7 @@ class SkillAdvisories(APIView):
 
 class AdvisoryFeed(APIView):
     @extend_schema(
+        operation_id="advisories_feed",
         parameters=[OpenApiParameter("since", str, description="RFC 3339: only advisories modified since")],
         responses=AdvisoryListOut,
     )
@@ -75,7 +76,7 @@ def _since(text: str) -> datetime | None:
 
 
 class AdvisoryDetail(APIView):
-    @extend_schema(responses=OsvOut)
+    @extend_schema(operation_id="advisory_retrieve", responses=OsvOut)
     def get(self, request, osv_id: str):
         advisory = selectors.advisory_get_visible(actor=request_actor(request), osv_id=osv_id)
         return Response(_osv(request, [advisory])[0])

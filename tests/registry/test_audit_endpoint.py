@@ -137,3 +137,14 @@ def test_the_audit_costs_the_same_queries_for_one_skill_or_many(
         results = by_name(audit(reader, *pairs))
     assert all(results[f"skill-{i}", "1.0.0"]["scan_findings"] == [WARN_FINDING] for i in range(8))
     assert all(len(results[f"skill-{i}", "1.0.0"]["advisories"]) == 1 for i in range(8))
+
+
+def test_the_openapi_schema_documents_the_audit_and_advisory_contracts(anon_api):
+    schema = anon_api.client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    paths = schema["paths"]
+    assert "AuditIn" in str(paths["/api/v1/audit"]["post"]["requestBody"])
+    assert "AuditOut" in str(paths["/api/v1/audit"]["post"]["responses"]["200"])
+    assert "AdvisoryIn" in str(paths["/api/v1/skills/{name}/advisories"]["post"]["requestBody"])
+    assert {"/api/v1/advisories", "/api/v1/advisories/{osv_id}", "/api/v1/advisories/{osv_id}/withdraw"} <= set(paths)
+    result = schema["components"]["schemas"]["AuditResultOut"]["properties"]
+    assert {"found", "scan_verdict", "test_summary", "advisories", "latest_clean"} <= set(result)
