@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from catalog import rendering, search
-from registry import selectors, services
+from registry import selectors, services, trust
 from registry.access import Actor
 from registry.errors import RegistryError
 from registry.models import Skill, SkillVersion
@@ -41,13 +41,15 @@ def home(request):
     return render(
         request,
         "catalog/home.html",
-        {
-            "count": skills.count(),
-            "recent": recent,
-            "popular": popular,
-            "latest": selectors.skill_latest_versions(skill_ids={s.id for s in recent + popular}),
-        },
+        {"count": skills.count(), "recent": recent, "popular": popular, **_card_context(recent + popular)},
     )
+
+
+def _card_context(skills) -> dict:  # noqa: ANN001
+    """What a skill card shows beside the skill row: its default version and that version's
+    deprecation message (its checks' results are on the row)."""
+    latest = selectors.skill_latest_versions(skill_ids={s.id for s in skills})
+    return {"latest": latest, "deprecated": selectors.skill_default_deprecations(latest=latest)}
 
 
 def browse(request):
@@ -60,7 +62,6 @@ def browse(request):
     else:
         results = skills.order_by(*SORTS.get(sort, SORTS["downloads"]))
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
-    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page.object_list])
     return render(
         request,
         "catalog/browse.html",
@@ -70,7 +71,7 @@ def browse(request):
             "category": category,
             "owner": owner,
             "sort": sort,
-            "latest": latest,
+            **_card_context(list(page.object_list)),
             "sorts": ["relevance", *SORTS] if q else list(SORTS),
             "read_as": getattr(results, "read_as", "") if q else "",
         },
@@ -95,8 +96,9 @@ def _routing(skills: list) -> dict[int, tuple[dict | None, bytes | memoryview | 
 
 def _default_version(request, name: str) -> str:  # noqa: ANN001
     """The version a skill's own URLs show: its ``latest`` tag, else its newest version."""
-    found = selectors.skill_get_visible(actor=_actor(request), name=name)
-    versions = selectors.skill_versions(skill=found)
+    actor = _actor(request)
+    found = selectors.skill_get_visible(actor=actor, name=name)
+    versions = selectors.skill_versions(skill=found, actor=actor)
     tags = selectors.skill_dist_tags(skill=found, versions=versions)
     default = tags.get("latest") or (versions[0].version if versions else None)
     if default is None:
@@ -116,7 +118,7 @@ def version_page(request, name: str, version: str):
     actor = _actor(request)
     sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
     found = sv.skill
-    versions = selectors.skill_versions(skill=found)
+    versions = selectors.skill_versions(skill=found, actor=actor)
     manifest = sv.manifest or {}
     return render(
         request,
@@ -130,6 +132,7 @@ def version_page(request, name: str, version: str):
             "changelog_html": rendering.render_markdown(sv.changelog) if sv.changelog else "",
             "requires": manifest.get("requires") or {},
             "checks": selectors.skill_version_checks(version=sv),
+            "labels": trust.version_labels(sv),
             "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),
             "install": f"skillctl install {found.name}",
             "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
@@ -239,7 +242,6 @@ def owner_page(request, owner: str):
     found = selectors.owner_get(name=owner)
     skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
     members = selectors.owner_members_visible(actor=_actor(request), owner=found)
-    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
     return render(
         request,
         "catalog/owner.html",
@@ -247,7 +249,7 @@ def owner_page(request, owner: str):
             "owner": found,
             "skills": skills,
             "members": members,
-            "latest": latest,
+            **_card_context(list(skills)),
             "can_manage": found.kind == "org" and _role_at_least(request.user, found, "admin"),
         },
     )
@@ -260,14 +262,17 @@ def _role_at_least(user, owner, role: str) -> bool:  # noqa: ANN001
     return held is not None and ROLE_RANK[held] >= ROLE_RANK[role]
 
 
-BADGE_COLORS = {"pass": "#2e7d32", "review": "#9e6a00", "warn": "#c75000", "malicious": "#b00020", "": "#6b6b6b"}
-
-
 def badge(request, name: str):
+    """The worst of the default version's scan and tests, in a word and a colour (registry/trust.py)."""
     found = selectors.skill_get_visible(actor=_actor(request), name=name)
-    latest = selectors.skill_latest_versions(skill_ids=[found.id]).get(found.id) or "none"
-    verdict = found.scan_verdict
-    right = f"v{latest} | {verdict or 'scan pending'}"
+    latest = selectors.skill_latest_versions(skill_ids=[found.id])
+    deprecated = selectors.skill_default_deprecations(latest=latest).get(found.id, "")
+    right, color = trust.badge(
+        version=latest.get(found.id),
+        scan_verdict=found.scan_verdict,
+        test_result=found.test_result,
+        deprecated=deprecated,
+    )
     left_width, right_width = 62, 8 + 7 * len(right)
     svg = render(
         request,
@@ -275,7 +280,7 @@ def badge(request, name: str):
         {
             "left": "skillyard",
             "right": right,
-            "color": BADGE_COLORS.get(verdict, "#6b6b6b"),
+            "color": color,
             "lw": left_width,
             "rw": right_width,
             "width": left_width + right_width,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from skillctl.format.limits import MAX_REASON_CHARS
 
@@ -69,23 +69,46 @@ class Membership(models.Model):
         return f"{self.user} {self.role} of {self.owner}"
 
 
+def member_owner_ids(user: User | AnonymousUser | None, token: Token | None = None) -> models.QuerySet | None:
+    """The owners the caller acts for as a member (a token scoped to one owner: that one only);
+    None for an anonymous caller."""
+    if user is None or not user.is_authenticated:
+        return None
+    owners = Membership.objects.filter(user=user).values("owner_id")
+    if token is not None and token.owner_id is not None:
+        owners = owners.filter(owner_id=token.owner_id)
+    return owners
+
+
 class SkillQuerySet(models.QuerySet["Skill"]):
     def live(self) -> SkillQuerySet:
         return self.filter(deleted_at__isnull=True)
 
-    def visible_to(self, user: User | AnonymousUser | None, token: Token | None = None) -> SkillQuerySet:
-        """The one visibility rule: public skills, plus private ones of the caller's owners.
+    def visible_to(
+        self, user: User | AnonymousUser | None, token: Token | None = None, *, include_blocked: bool = False
+    ) -> SkillQuerySet:
+        """The one visibility rule: public skills, plus private ones of the caller's owners;
+        minus, for anyone but the owner's members, a skill whose every version the scan found
+        malicious (it does not exist for them: DESIGN §13). ``include_blocked`` keeps those (an
+        audit must tell people who installed a version that it is now blocked).
 
         A token scoped to one owner sees only that owner's private skills, even when its user
         belongs to others too.
         """
         rule = Q(visibility=Visibility.PUBLIC)
-        if user is not None and user.is_authenticated:
-            owners = Membership.objects.filter(user=user).values("owner_id")
-            if token is not None and token.owner_id is not None:
-                owners = owners.filter(owner_id=token.owner_id)
+        owners = member_owner_ids(user, token)
+        if owners is not None:
             rule |= Q(owner_id__in=owners)
-        return self.live().filter(rule)
+        skills = self.live().filter(rule)
+        if include_blocked:
+            return skills
+        versions = SkillVersion.objects.live().filter(skill_id=OuterRef("pk"))
+        blocked = Q(Exists(versions.filter(scan_verdict="malicious"))) & ~Q(
+            Exists(versions.exclude(scan_verdict="malicious"))
+        )
+        if owners is not None:
+            blocked &= ~Q(owner_id__in=owners)
+        return skills.exclude(blocked)
 
 
 class Skill(models.Model):

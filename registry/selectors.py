@@ -19,8 +19,10 @@ from registry.models import (
     SkillVersion,
     Token,
     VersionCheck,
+    member_owner_ids,
 )
 from registry.osv import advisory_osv
+from registry.trust import MALICIOUS
 from skillctl.format.versions import Version, VersionSpecError, parse_spec, resolve, sort_key
 
 # Columns no version listing shows; deferred so a listing does not load and decode them per row.
@@ -59,12 +61,12 @@ def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
         SkillVersion.objects.live()
         .filter(skill_id__in=skill_ids)
         .annotate(tagged_latest=Exists(pinned))
-        .values_list("skill_id", "version", "yanked", "tagged_latest")
+        .values_list("skill_id", "version", "yanked", "scan_verdict", "tagged_latest")
     )
     by_skill: dict[int, list[dict]] = {}
     tags: dict[int, dict[str, str]] = {}
-    for skill_id, version, yanked, tagged_latest in rows:
-        by_skill.setdefault(skill_id, []).append({"version": version, "yanked": yanked})
+    for skill_id, version, yanked, verdict, tagged_latest in rows:
+        by_skill.setdefault(skill_id, []).append({"version": version, "yanked": yanked, "scan_verdict": verdict})
         if tagged_latest:
             tags[skill_id] = {"latest": version}
     return {skill_id: default_version(by_skill.get(skill_id, []), tags.get(skill_id, {})) for skill_id in skill_ids}
@@ -72,8 +74,30 @@ def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
 
 def default_version(rows: list[dict], dist_tags: dict[str, str]) -> str | None:
     """A skill's default version, everywhere one is shown or served: its explicit ``latest`` tag,
-    else the highest non-yanked stable version, else the highest non-yanked prerelease."""
-    return resolve("latest", rows, dist_tags=dist_tags)
+    else the highest non-yanked stable version, else the highest non-yanked prerelease — never
+    a version the scan found malicious while another is left (an older clean version then
+    stands in). Only when every version is blocked is the newest of them the default: only the
+    owner's members see such a skill at all."""
+    clean = [row for row in rows if row.get("scan_verdict") != MALICIOUS]
+    if not clean:
+        return resolve("latest", rows, dist_tags=dist_tags)
+    shown = {row["version"] for row in clean}
+    return resolve("latest", clean, dist_tags={tag: v for tag, v in dist_tags.items() if v in shown})
+
+
+def skill_default_deprecations(*, latest: dict[int, str | None]) -> dict[int, str]:
+    """skill id -> its default version's deprecation message, for the skills ``latest`` (from
+    :func:`skill_latest_versions`) names whose default is deprecated; one narrow query."""
+    wanted = {(skill_id, version) for skill_id, version in latest.items() if version}
+    if not wanted:
+        return {}
+    rows = (
+        SkillVersion.objects.live()
+        .filter(skill_id__in={skill_id for skill_id, _ in wanted}, version__in={v for _, v in wanted})
+        .exclude(deprecated="")
+        .values_list("skill_id", "version", "deprecated")
+    )
+    return {skill_id: message for skill_id, version, message in rows if (skill_id, version) in wanted}
 
 
 def skill_get_visible(*, actor: Actor, name: str) -> Skill:
@@ -84,24 +108,49 @@ def skill_get_visible(*, actor: Actor, name: str) -> Skill:
         raise not_found("skill") from None
 
 
-def skill_versions(*, skill: Skill) -> list[SkillVersion]:
-    """Live versions, highest first (semantic order, not publication order), for listings."""
-    versions = skill.versions.live().defer(*VERSION_LISTING_DEFERRED)
+def actor_sees_blocked(*, actor: Actor, owner: Owner) -> bool:
+    """May the actor see this owner's versions the scan found malicious? Its members may (to
+    inspect and fix them); to everyone else such a version does not exist (DESIGN §13)."""
+    owners = member_owner_ids(actor.user, actor.token)
+    return owners is not None and owners.filter(owner_id=owner.id).exists()
+
+
+def skill_versions(*, skill: Skill, actor: Actor | None = None) -> list[SkillVersion]:
+    """Live versions the actor may see, highest first (semantic order, not publication order),
+    for listings. Without an actor: every live version (the services' own bookkeeping)."""
+    versions = list(skill.versions.live().defer(*VERSION_LISTING_DEFERRED))
+    blocked = any(v.scan_verdict == MALICIOUS for v in versions)  # asks who the actor is only then
+    if blocked and actor is not None and not actor_sees_blocked(actor=actor, owner=skill.owner):
+        versions = [v for v in versions if v.scan_verdict != MALICIOUS]
     return sorted(versions, key=lambda v: sort_key(v.version), reverse=True)
 
 
+def _version_rows(versions) -> list[dict]:  # noqa: ANN001
+    return [{"version": v.version, "yanked": v.yanked, "scan_verdict": v.scan_verdict} for v in versions]
+
+
 def latest_version(versions) -> str | None:
-    """The computed default, ignoring tags: highest non-yanked stable, else prerelease."""
-    return resolve("", [{"version": v.version, "yanked": v.yanked} for v in versions])
+    """The computed default, ignoring tags (see ``default_version``)."""
+    return default_version(_version_rows(versions), {})
 
 
 def skill_dist_tags(*, skill: Skill, versions: list[SkillVersion] | None = None) -> dict[str, str]:
-    """Explicit tags, plus ``latest`` (the highest non-yanked stable version) unless set explicitly."""
-    tags = dict(DistTag.objects.filter(skill=skill).values_list("tag", "version__version"))
-    if "latest" not in tags:
-        top = latest_version(versions if versions is not None else skill.versions.live())
-        if top:
-            tags["latest"] = top
+    """Explicit tags, plus ``latest`` (``default_version``) unless set explicitly; a tag on a
+    version not in ``versions`` (one the actor may not see) is left out, and ``latest`` is
+    never a blocked version while a clean one is left."""
+    if versions is None:
+        versions = list(skill.versions.live())
+    shown = {v.version for v in versions}
+    tags = {
+        tag: version
+        for tag, version in DistTag.objects.filter(skill=skill).values_list("tag", "version__version")
+        if version in shown
+    }
+    top = default_version(_version_rows(versions), tags)
+    if top:
+        tags["latest"] = top
+    else:
+        tags.pop("latest", None)
     return tags
 
 
@@ -109,7 +158,7 @@ def skill_version_get_visible(*, actor: Actor, name: str, version: str) -> Skill
     """One query on the way that succeeds; a miss asks again only to tell skill from version 404."""
     visible = Skill.objects.visible_to(actor.user, actor.token).filter(name=name)
     try:
-        return (
+        found = (
             SkillVersion.objects.live()
             .select_related("skill__owner", "published_by")
             .get(skill__in=visible, version=version)
@@ -117,6 +166,9 @@ def skill_version_get_visible(*, actor: Actor, name: str, version: str) -> Skill
     except SkillVersion.DoesNotExist:
         skill_get_visible(actor=actor, name=name)
         raise not_found("version") from None
+    if found.scan_verdict == MALICIOUS and not actor_sees_blocked(actor=actor, owner=found.skill.owner):
+        raise not_found("version")
+    return found
 
 
 def skill_version_routing_manifest(*, version: SkillVersion) -> dict | None:
@@ -140,9 +192,17 @@ def routing_manifests_visible(*, actor: Actor, pairs: Iterable[tuple[str, str]])
     rows = (
         SkillVersion.objects.live()
         .filter(skill__in=skills, version__in={v for _, v in wanted})
+        .exclude(_blocked_for(actor))
         .values_list("skill__name", "version", "routing_manifest")
     )
     return {(n, v): manifest or None for n, v, manifest in rows if (n, v) in wanted}
+
+
+def _blocked_for(actor: Actor) -> Q:
+    """Versions hidden from ``actor``: malicious ones of owners it is not a member of."""
+    owners = member_owner_ids(actor.user, actor.token)
+    blocked = Q(scan_verdict=MALICIOUS)
+    return blocked & ~Q(skill__owner_id__in=owners) if owners is not None else blocked
 
 
 def skill_version_checks(*, version: SkillVersion) -> dict[str, dict]:
@@ -176,11 +236,20 @@ def skill_version_download_allowed(*, actor: Actor, version: SkillVersion) -> bo
 def skill_version_resolve(*, actor: Actor, name: str, spec: str | None) -> SkillVersion:
     """The version a spec selects, with ``skillctl.format.versions`` — the very rules the client uses."""
     skill = skill_get_visible(actor=actor, name=name)
-    versions = list(skill.versions.live().defer(*VERSION_LISTING_DEFERRED))
-    explicit = dict(DistTag.objects.filter(skill=skill).values_list("tag", "version__version"))
+    versions = skill_versions(skill=skill, actor=actor)
+    clean = [v for v in versions if v.scan_verdict != MALICIOUS]
+    if clean and not any(v.version == spec for v in versions):
+        # A range, a tag or the default never lands on a blocked version while a clean one is
+        # left, members included; a member asking for one by its exact number gets it (to
+        # inspect it), as does one asking for a skill with nothing else.
+        versions = clean
+    shown = {v.version for v in versions}
+    explicit = {
+        tag: v for tag, v in DistTag.objects.filter(skill=skill).values_list("tag", "version__version") if v in shown
+    }
     try:
         # No spec means the `latest` tag: an explicit one wins over the computed default.
-        rows = [{"version": v.version, "yanked": v.yanked} for v in versions]
+        rows = _version_rows(versions)
         chosen = resolve(spec, rows, dist_tags=explicit) if spec else default_version(rows, explicit)
     except VersionSpecError as exc:
         raise BadRequest("version.spec_invalid", f"{exc.message}. {exc.hint}") from exc

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.urls import reverse
 from rest_framework import serializers
 
-from registry import selectors
+from registry import selectors, trust
 from registry.models import AdvisorySeverity, Membership, Role, Skill, SkillVersion, Token, TokenScope, Visibility
 from skillctl.format.limits import MAX_CHANGELOG_CHARS, MAX_REASON_CHARS
 
@@ -86,12 +86,19 @@ class VersionOut(serializers.Serializer):
     test_result = serializers.CharField(help_text="passed | failed | error | none; empty while pending")
     # Lets an installer skip the version-detail request when there is no manifest to fetch.
     has_routing_manifest = serializers.SerializerMethodField()
+    labels = serializers.SerializerMethodField(
+        help_text="Every mark of the version, worst first: {kind, level, text}; kind is malicious | warn | "
+        "review | tests_failed | tests_error | yanked | deprecated (registry/trust.py)"
+    )
 
     def get_download_url(self, sv: SkillVersion) -> str:
         return download_url(self.context.get("request"), sv, self.context["skill_name"])
 
     def get_has_routing_manifest(self, sv: SkillVersion) -> bool:
         return selectors.skill_version_routing_manifest(version=sv) is not None
+
+    def get_labels(self, sv: SkillVersion) -> list[dict[str, str]]:
+        return [label.to_dict() for label in trust.version_labels(sv)]
 
 
 class VersionDetailOut(VersionOut):
@@ -133,11 +140,22 @@ class SkillOut(serializers.Serializer):
     scan_verdict = serializers.CharField(help_text="The default version's scan verdict; empty while pending")
     test_result = serializers.CharField(help_text="The default version's test result; empty while pending")
     latest_version = serializers.SerializerMethodField()
+    deprecated = serializers.SerializerMethodField(help_text="The default version's deprecation message, or empty")
+    labels = serializers.SerializerMethodField(help_text="The default version's marks (see a version's labels)")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
     def get_latest_version(self, skill: Skill) -> str | None:
         return self.context.get("latest", {}).get(skill.id)
+
+    def get_deprecated(self, skill: Skill) -> str:
+        return self.context.get("deprecated", {}).get(skill.id, "")
+
+    def get_labels(self, skill: Skill) -> list[dict[str, str]]:
+        found = trust.labels(
+            scan_verdict=skill.scan_verdict, test_result=skill.test_result, deprecated=self.get_deprecated(skill)
+        )
+        return [label.to_dict() for label in found]
 
 
 class SkillDetailOut(SkillOut):
@@ -149,6 +167,10 @@ class SkillDetailOut(SkillOut):
 
     def get_dist_tags(self, skill: Skill) -> dict[str, str]:
         return self.context["dist_tags"]
+
+    def get_deprecated(self, skill: Skill) -> str:
+        latest = self.get_latest_version(skill)
+        return next((v.deprecated for v in self.context["versions"] if v.version == latest), "")
 
     def get_versions(self, skill: Skill) -> list[dict]:
         context = {**self.context, "skill_name": skill.name}

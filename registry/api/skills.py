@@ -54,7 +54,8 @@ class SkillList(APIView):
         paginator = Pagination()
         page = paginator.paginate_queryset(skills, request, view=self)
         latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page])
-        data = SkillOut(page, many=True, context={"request": request, "latest": latest}).data
+        notes = selectors.skill_default_deprecations(latest=latest)
+        data = SkillOut(page, many=True, context={"request": request, "latest": latest, "deprecated": notes}).data
         return paginator.get_paginated_response(data)
 
 
@@ -62,8 +63,9 @@ class SkillDetail(APIView):
     @extend_schema(responses=SkillDetailOut)
     def get(self, request, name: str):
         """A skill with its dist-tags and versions (highest first)."""
-        skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
-        versions = selectors.skill_versions(skill=skill)
+        actor = request_actor(request)
+        skill = selectors.skill_get_visible(actor=actor, name=name)
+        versions = selectors.skill_versions(skill=skill, actor=actor)
         context = {
             "request": request,
             "versions": versions,
@@ -86,8 +88,9 @@ class VersionList(APIView):
 
     @extend_schema(responses=VersionOut(many=True))
     def get(self, request, name: str):
-        skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
-        versions = selectors.skill_versions(skill=skill)
+        actor = request_actor(request)
+        skill = selectors.skill_get_visible(actor=actor, name=name)
+        versions = selectors.skill_versions(skill=skill, actor=actor)
         return Response(VersionOut(versions, many=True, context={"request": request, "skill_name": name}).data)
 
     @extend_schema(

@@ -191,14 +191,20 @@ def skill_version_vector_set(*, version_id: int, vector: bytes, model: str) -> N
 
 def _skill_checks_refresh(version_id: int) -> None:
     from registry.selectors import skill_latest_versions
+    from registry.services.summary import skill_summary_refresh
 
     version = SkillVersion.objects.select_related("skill").get(id=version_id)
     skill = version.skill
-    if skill_latest_versions(skill_ids=[skill.id])[skill.id] != version.version:
+    default = skill_latest_versions(skill_ids=[skill.id])[skill.id]
+    if default != version.version and version.scan_verdict != "malicious":
         return  # the list shows the default version's results
-    skill.scan_verdict, skill.test_result = version.scan_verdict, version.test_result
-    # updated_at too: the catalog's search index is keyed on it (a new routing manifest).
-    skill.save(update_fields=["scan_verdict", "test_result", "updated_at"])
+    if default == version.version:
+        skill.scan_verdict, skill.test_result = version.scan_verdict, version.test_result
+        # updated_at too: the catalog's search index is keyed on it (a new routing manifest).
+        skill.save(update_fields=["scan_verdict", "test_result", "updated_at"])
+    # A malicious verdict can end a version's time as the default: an older clean version then
+    # stands in, with its own results and summary (DESIGN §13).
+    skill_summary_refresh(skill=skill)
 
 
 @transaction.atomic

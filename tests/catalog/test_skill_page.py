@@ -91,20 +91,21 @@ def test_finished_checks_show_the_verdict_findings_test_result_and_log(publish):
     page = Client().get("/skills/pdf-tools").content.decode()
     checks = page[page.index("<h2>Checks</h2>") : page.index("</section>", page.index("<h2>Checks</h2>"))]
     assert f'<span class="badge {scan["verdict"]}">{scan["verdict"]}</span>' in checks
-    assert '<span class="badge failed">failed</span>' in checks
+    assert '<span class="badge failed">failing</span>' in checks
     assert f"{len(scan['findings'])} scan finding" in checks
+    assert "tests failing" in page[: page.index("<h2>Checks</h2>")]  # a banner above the instructions
     for finding in scan["findings"]:
         shown = f"<code>{finding['rule']}</code> ({finding['severity']}) {finding['path']}:{finding['line']}: "
         assert shown + escape(finding["message"]) in checks
     assert "<summary>test log</summary><pre>FAIL: test_rotate &lt;90°&gt;\n</pre>" in checks
 
 
-def test_a_malicious_version_is_marked_and_not_offered_to_the_public(publish, signed_in):
+def test_a_malicious_version_is_404_to_the_public_and_marked_for_its_owner(publish, signed_in):
     publish("pdf-tools", files={"notes.txt": "hi\n"})
     finish_checks("pdf-tools", scan={"verdict": "malicious", "findings": []})
-    page = Client().get("/skills/pdf-tools").content.decode()
-    assert "found this version malicious" in page and "/download" not in page
-    assert "/download" in signed_in.get("/skills/pdf-tools").content.decode()  # its owner may inspect it
+    assert Client().get("/skills/pdf-tools").status_code == 404  # to the public it does not exist
+    page = signed_in.get("/skills/pdf-tools").content.decode()  # its owner may inspect it
+    assert "found this version malicious" in page and "/download" in page and "install-cmd" not in page
 
 
 def test_a_non_text_file_is_offered_as_a_download_not_shown(publish):

@@ -53,12 +53,13 @@ def test_install_refuses_malicious_and_asks_about_warn(live_registry, tmp_path):
         live_registry.publish(folder)
         wait_for_checks(live_registry.url, name, "1.0.0", live_registry.token)
     blocked = httpx.get(f"{live_registry.url}/api/v1/skills/wiper/download", timeout=10)
-    assert blocked.status_code == 403 and blocked.json()["code"] == "scan.blocked"
+    # to everyone but its owner's members a malicious skill does not exist (DESIGN §13)
+    assert blocked.status_code == 404 and blocked.json()["code"] == "skill.not_found"
 
     (tmp_path / "client").mkdir()
     cli = Cli(tmp_path / "client", live_registry.url)
     refused = cli("install", "wiper", "--json")
-    assert refused.returncode == 1 and "malicious" in refused.stderr and "shell.destructive_rm" in refused.stderr
+    assert refused.returncode == 1 and "wiper" in refused.stderr and "No such skill" in refused.stderr
     assert not (cli.project / ".agents/skills/wiper").exists()
 
     warned = cli("install", "piper")

@@ -68,14 +68,14 @@ def test_running_a_done_check_again_does_nothing(alice_api):
     assert VersionCheck.objects.get(version=version, name="scan").attempts == 1
 
 
-def test_a_malicious_version_downloads_only_for_members(alice_api, bob_api):
+def test_a_malicious_version_downloads_only_for_members_and_is_404_to_others(alice_api, bob_api):
     detail = publish_and_check(alice_api, "wiper", MALICIOUS, checks=("scan",))
     assert detail["checks"]["scan"]["verdict"] == "malicious"
     assert {f["rule"] for f in detail["checks"]["scan"]["findings"]} >= {"shell.destructive_rm"}
-    for api in (Api(), bob_api):
+    for api in (Api(), bob_api):  # to outsiders a malicious version (here the only one) does not exist
         for path in ("/api/v1/skills/wiper/download", "/api/v1/skills/wiper/versions/1.0.0/download"):
             refused = api.get(path)
-            assert refused.status_code == 403 and refused.json()["code"] == "scan.blocked"
+            assert refused.status_code == 404 and refused.json()["code"] in ("skill.not_found", "version.not_found")
     assert alice_api.get("/api/v1/skills/wiper/download").status_code == 200  # the owner may inspect it
     names = [s["name"] for s in Api().get("/.well-known/agent-skills/index.json").json()["skills"]]
     assert "wiper" not in names
@@ -93,7 +93,7 @@ def test_a_member_of_the_owning_org_downloads_a_malicious_version_a_non_member_d
     for path in ("/api/v1/skills/org-wiper/download", "/api/v1/skills/org-wiper/versions/1.0.0/download"):
         assert bob_api.get(path).status_code == 200  # a reader of acme, not the publisher
         refused = carol_api.get(path)
-        assert refused.status_code == 403 and refused.json()["code"] == "scan.blocked"
+        assert refused.status_code == 404 and refused.json()["code"] == "skill.not_found"
 
 
 def test_a_warn_version_still_downloads_with_its_findings_on_the_version(alice_api):
