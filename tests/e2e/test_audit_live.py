@@ -57,6 +57,8 @@ def test_an_advisory_fails_audit_until_it_is_withdrawn(live_registry, skillctl, 
     listed = json.loads(skillctl("advisory", "list", "pdf-tools", "--json").stdout)["advisories"]
     assert [a["id"] for a in listed] == [advisory_id]
 
+    again = skillctl("install", "pdf-tools@1.0.0")
+    assert again.returncode == 0 and "1 installed skill has an advisory: run skillctl audit" in again.stderr
     audit = skillctl("audit")
     assert audit.returncode == 1, audit.stdout + audit.stderr
     assert advisory_id in audit.stdout and "leaks files" in audit.stdout
