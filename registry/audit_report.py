@@ -25,7 +25,8 @@ def audit_report(*, actor: Actor, entries: list[tuple[str, str]]) -> list[dict]:
     check details of the named versions that have findings or failed tests. A version the scan
     found malicious is named to anyone who sees its skill, with nothing else about it (§1 hides
     it everywhere else, but whoever installed it must learn it)."""
-    visible = Skill.objects.visible_to(actor.user, actor.token).filter(name__in={n for n, _ in entries})
+    named = {n for n, _ in entries}
+    visible = Skill.objects.visible_to(actor.user, actor.token, include_blocked=True).filter(name__in=named)
     rows = list(
         SkillVersion.objects.live().filter(skill__in=visible).values(*AUDIT_COLUMNS, *AUDIT_CHECKS, "skill__name")
     )
