@@ -13,13 +13,16 @@ from __future__ import annotations
 from registry.access import Actor
 from registry.models import Advisory, Skill, SkillVersion
 from registry.selectors import advisories_osv, advisory_affected_rows, default_version
+from skillctl.format.versions import VersionSpecError, resolve
 
 AUDIT_COLUMNS = ("id", "skill_id", "version", "published_at", "yanked", "yanked_reason", "deprecated")
 AUDIT_CHECKS = ("scan_verdict", "test_result")
 
 
-def audit_report(*, actor: Actor, entries: list[tuple[str, str]]) -> list[dict]:
-    """What the registry knows now about each installed (name, version), in the order asked.
+def audit_report(*, actor: Actor, entries: list[tuple[str, str]], ranges: dict[str, str] | None = None) -> list[dict]:
+    """What the registry knows now about each installed (name, version), in the order asked;
+    with ``ranges`` (name -> the project's version range), also the newest clean version within
+    it, the one an update can reach.
 
     Fixed queries, whatever the count: the named skills' versions, their open advisories, and the
     check details of the named versions that have findings or failed tests. A version the scan
@@ -39,7 +42,7 @@ def audit_report(*, actor: Actor, entries: list[tuple[str, str]]) -> list[dict]:
     osv_by_id = dict(zip([a.id for a in advisories], advisories_osv(advisories=advisories, rows=rows), strict=True))
     asked = [by_key[e] for e in entries if e in by_key]
     details = _audit_details([r for r in asked if _needs_details(r)])
-    report = _AuditContext(rows=rows, advisories=advisories, osv_by_id=osv_by_id, details=details)
+    report = _AuditContext(rows=rows, advisories=advisories, osv_by_id=osv_by_id, details=details, ranges=ranges or {})
     return [report.entry(name, version, by_key.get((name, version))) for name, version in entries]
 
 
@@ -55,7 +58,10 @@ def _audit_details(rows: list[dict]) -> dict[int, dict]:
 
 
 class _AuditContext:
-    def __init__(self, *, rows: list[dict], advisories: list[Advisory], osv_by_id: dict, details: dict) -> None:
+    def __init__(
+        self, *, rows: list[dict], advisories: list[Advisory], osv_by_id: dict, details: dict, ranges: dict[str, str]
+    ) -> None:
+        self.ranges = ranges
         self.rows_by_skill: dict[int, list[dict]] = {}
         for row in rows:
             self.rows_by_skill.setdefault(row["skill_id"], []).append(row)
@@ -66,18 +72,29 @@ class _AuditContext:
             a for a in self.advisories if a.skill_id == row["skill_id"] and advisory_affected_rows(a.affected, [row])
         ]
 
-    def latest_clean(self, skill_id: int) -> str | None:
-        clean = [
+    def clean(self, skill_id: int) -> list[dict]:
+        """Versions worth moving to: not yanked, not malicious, not deprecated, under no open advisory."""
+        return [
             r
             for r in self.rows_by_skill.get(skill_id, [])
-            if not r["yanked"] and r["scan_verdict"] != "malicious" and not self.affecting(r)
+            if not r["yanked"] and r["scan_verdict"] != "malicious" and not r["deprecated"] and not self.affecting(r)
         ]
-        return default_version(clean, {})
+
+    def latest_clean(self, skill_id: int) -> str | None:
+        return default_version(self.clean(skill_id), {})
+
+    def latest_clean_in_range(self, skill_id: int, spec: str) -> str | None:
+        try:
+            return resolve(spec, self.clean(skill_id))
+        except VersionSpecError:
+            return None
 
     def entry(self, name: str, version: str, row: dict | None) -> dict:
         if row is None:
             return {"name": name, "version": version, "found": False}
         out = {"name": name, "version": version, "found": True, "latest_clean": self.latest_clean(row["skill_id"])}
+        if self.ranges.get(name):
+            out["latest_clean_in_range"] = self.latest_clean_in_range(row["skill_id"], self.ranges[name])
         if row["scan_verdict"] == "malicious":
             return {**out, **AUDIT_BLANK, "scan_verdict": "malicious"}
         checks = self.details.get(row["id"], {})

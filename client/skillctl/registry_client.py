@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,15 +141,21 @@ class RegistryClient:
     def me(self) -> dict:
         return self._get_json("/me", what="your account")
 
-    def audit(self, pairs: Sequence[tuple[str, str]]) -> dict:
+    def audit(self, pairs: Sequence[tuple[str, str]], *, ranges: Mapping[str, str] | None = None) -> dict:
         """What the registry knows now about these installed (name, version) pairs, at most
         AUDIT_BATCH per request: ``{"as_of", "results": [...]}`` (the earliest ``as_of`` of the
-        requests). An older registry without the endpoint answers 404 (``registry.not_found``)."""
+        requests). ``ranges`` (name -> the project's range) lets the registry name the newest
+        clean version each range reaches. An older registry without the endpoint answers 404
+        (``registry.not_found``)."""
         unique = list(dict.fromkeys(pairs))
         results: list[dict] = []
         stamps: list[str] = []
+        ranges = ranges or {}
         for start in range(0, len(unique), AUDIT_BATCH):
-            batch = [{"name": n, "version": v} for n, v in unique[start : start + AUDIT_BATCH]]
+            batch = [
+                {"name": n, "version": v, **({"range": ranges[n]} if ranges.get(n) else {})}
+                for n, v in unique[start : start + AUDIT_BATCH]
+            ]
             data = self._write("POST", "/audit", what="audit", json={"skills": batch})
             results += [r for r in data.get("results") or [] if isinstance(r, dict)]
             stamps += [str(data["as_of"])] if data.get("as_of") else []

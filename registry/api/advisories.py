@@ -105,6 +105,7 @@ class Audit(APIView):
         form = AuditIn(data=request.data)
         form.is_valid(raise_exception=True)
         entries = [(s["name"], s["version"]) for s in form.validated_data["skills"]]
+        ranges = {s["name"]: s["range"] for s in form.validated_data["skills"] if s.get("range")}
         as_of = osv_timestamp(timezone.now())
-        results = audit_report(actor=request_actor(request), entries=entries)
+        results = audit_report(actor=request_actor(request), entries=entries, ranges=ranges)
         return Response({"as_of": as_of, "results": results})

@@ -268,6 +268,9 @@ class AdvisoryListOut(serializers.Serializer):
 class AuditSkillIn(serializers.Serializer):
     name = serializers.CharField(max_length=64)
     version = serializers.CharField(max_length=128)
+    range = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text="the project's range (skills.toml), e.g. ^1.2"
+    )
 
 
 class AuditIn(serializers.Serializer):
@@ -287,7 +290,12 @@ class AuditResultOut(serializers.Serializer):
     deprecated = serializers.CharField(required=False, help_text="the message; empty: not deprecated")
     advisories = OsvOut(many=True, required=False, help_text="open advisories holding this version")
     latest_clean = serializers.CharField(
-        required=False, allow_null=True, help_text="highest version not yanked, not malicious, under no open advisory"
+        required=False,
+        allow_null=True,
+        help_text="highest version not yanked, not malicious, not deprecated, under no open advisory",
+    )
+    latest_clean_in_range = serializers.CharField(
+        required=False, allow_null=True, help_text="the same within the range asked with (only when one was)"
     )
 
 

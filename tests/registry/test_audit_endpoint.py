@@ -148,3 +148,15 @@ def test_the_openapi_schema_documents_the_audit_and_advisory_contracts(anon_api)
     assert {"/api/v1/advisories", "/api/v1/advisories/{osv_id}", "/api/v1/advisories/{osv_id}/withdraw"} <= set(paths)
     result = schema["components"]["schemas"]["AuditResultOut"]["properties"]
     assert {"found", "scan_verdict", "test_summary", "advisories", "latest_clean"} <= set(result)
+
+
+def test_latest_clean_in_range_is_the_newest_clean_version_the_projects_range_reaches(alice_api):
+    publish(alice_api, "pdf-tools", "1.0.0", "1.1.0", "1.2.0", "2.0.0")
+    alice_api.post("/api/v1/skills/pdf-tools/versions/1.2.0/deprecate", {"message": "use 2.x"})
+    alice_api.post("/api/v1/skills/pdf-tools/advisories", {"summary": "Leaks", "severity": "high", "affected": "<1.1"})
+    asked = [{"name": "pdf-tools", "version": "1.0.0", "range": "^1.0"}]
+    [entry] = alice_api.post("/api/v1/audit", {"skills": asked}).json()["results"]
+    # 1.2.0 is deprecated, 2.0.0 is outside the range: an update reaches 1.1.0
+    assert (entry["latest_clean"], entry["latest_clean_in_range"]) == ("2.0.0", "1.1.0")
+    [plain] = audit(Api(), ("pdf-tools", "1.0.0")).json()["results"]
+    assert "latest_clean_in_range" not in plain

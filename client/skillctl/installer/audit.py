@@ -170,7 +170,9 @@ class Auditor:
 
         client = self.resolver.client(self.resolver.config.registry_for_url(url))
         try:
-            return client.audit([(e.name, e.version) for e in entries])
+            return client.audit(
+                [(e.name, e.version) for e in entries], ranges={e.name: self._range(e.name) for e in entries}
+            )
         except RegistryError as err:
             if err.status != 404:
                 raise
@@ -191,7 +193,12 @@ class Auditor:
             return audited
         spec = self._range(locked.name)
         audited.latest_clean = result.get("latest_clean") or None
-        fix = _fix(locked.name, locked.version, audited.latest_clean, spec, yanked=bool(result.get("yanked")))
+        # The newest clean version the project's range reaches, when the registry says (a newer
+        # clean one outside the range is no `update` away).
+        reachable = result.get("latest_clean_in_range") if spec and "latest_clean_in_range" in result else None
+        fix = _fix(
+            locked.name, locked.version, reachable or audited.latest_clean, spec, yanked=bool(result.get("yanked"))
+        )
         audited.findings = [Finding(label, message, fix, *extra) for label, message, *extra in _judged(result)]
         return audited
 

@@ -39,10 +39,19 @@ def test_an_advisory_on_the_installed_version_exits_1_naming_it_with_the_update_
         "id": "SKY-2026-0001",
         "severity": "critical",
     }
-    assert registry.audit_bodies[asked:] == [{"skills": [{"name": "hello", "version": "1.1.0"}]}]  # one request
+    # one request, with the project's range
+    assert registry.audit_bodies[asked:] == [{"skills": [{"name": "hello", "version": "1.1.0", "range": "^1.0"}]}]
     table = installed("audit")
     assert table.returncode == 1 and "SKY-2026-0001" in table.stdout and "skillctl update hello" in table.stdout
     assert "1 installed skill with findings as of 2026-11-28T10:00:00Z" in table.stderr
+
+
+def test_the_fix_is_an_update_when_the_range_reaches_a_clean_version_though_a_newer_one_is_outside(installed, registry):
+    registry.publish("hello", "1.2.0")
+    registry.publish("hello", "2.0.0")  # the newest clean version, outside ^1.0
+    registry.file_advisory("hello", "<1.2.0", summary="leaks the token", severity="high")
+    code, data = audit(installed)
+    assert code == 1 and data["skills"][0]["findings"][0]["fix"] == "skillctl update hello"
 
 
 def test_a_withdrawn_advisory_no_longer_fails(installed, registry):

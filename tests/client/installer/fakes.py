@@ -129,8 +129,8 @@ class FakeRegistry:
         bad = entry["yanked"] or entry.get("deprecated") or entry.get("scan_verdict") in ("warn", "malicious")
         return not (bad or entry.get("test_result") in ("failed", "error") or self._affecting(name, version))
 
-    def _audit_result(self, name: str, version: str) -> dict:
-        from skillctl.format.versions import sort_key
+    def _audit_result(self, name: str, version: str, spec: str = "") -> dict:
+        from skillctl.format.versions import matches, sort_key
 
         entry = self.skills.get(name, {}).get(version)
         if entry is None:
@@ -149,6 +149,7 @@ class FakeRegistry:
             "deprecated": entry.get("deprecated") or "",
             "advisories": self._affecting(name, version),
             "latest_clean": clean[-1] if clean else None,
+            **({"latest_clean_in_range": next((v for v in reversed(clean) if matches(spec, v)), None)} if spec else {}),
         }
 
     def _detail(self, name: str) -> dict:
@@ -236,7 +237,9 @@ class FakeRegistry:
                     return self._json(404, {"detail": "not found"})
                 if parts == ["api", "v1", "audit"]:
                     registry.audit_bodies.append(body)
-                    results = [registry._audit_result(s["name"], s["version"]) for s in body["skills"]]
+                    results = [
+                        registry._audit_result(s["name"], s["version"], s.get("range", "")) for s in body["skills"]
+                    ]
                     return self._json(200, {"as_of": registry.as_of, "results": results})
                 if parts[:3] == ["api", "v1", "skills"] and parts[4:] == ["advisories"]:
                     advisory = registry.file_advisory(parts[3], body["affected"], summary=body["summary"])
