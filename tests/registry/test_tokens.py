@@ -127,3 +127,11 @@ def test_issue_token_replace_revokes_live_tokens_of_that_name_only(alice, capsys
     assert sorted(live.values_list("name", flat=True)) == ["ci", "make run"]
     assert Api(first).get("/api/v1/me").status_code == 401
     assert Api(second).get("/api/v1/me").status_code == 200
+
+
+def test_issue_token_create_user_with_a_reserved_name_is_a_command_error(db):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="owner.name_reserved"):
+        call_command("issue_token", "admin", "--create-user")

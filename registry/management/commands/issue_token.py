@@ -29,7 +29,10 @@ class Command(BaseCommand):
     def handle(self, *args, username, scope, owner, expires_days, name, create_user, replace, **options):
         user = get_user_model().objects.filter(username=username).first()
         if user is None and create_user:
-            user = services.user_create(username=username)
+            try:
+                user = services.user_create(username=username)
+            except RegistryError as exc:  # a reserved or taken name: say so, no traceback
+                raise CommandError(f"{exc.code}: {exc.message}") from exc
         if user is None:
             raise CommandError(f"no user named {username!r} (use --create-user)")
         try:
