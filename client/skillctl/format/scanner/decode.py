@@ -46,12 +46,14 @@ class Decoded:
         return self.how in ("chr", "concatenation", "escapes")
 
 
-def payloads(text: str) -> list[Decoded]:
+def payloads(text: str, runs_only: bool = False) -> list[Decoded]:
     """Every decodable literal of ``text`` and what it decodes to, nested decodings included
-    (each reported at the offset of the outermost literal)."""
+    (each reported at the offset of the outermost literal). ``runs_only``: base64 and hex runs
+    alone, for prose, where quotes and ``+`` are punctuation rather than code."""
     budget = _Budget()
     found: list[Decoded] = []
-    for item in _decode_once(text, budget):
+    first = _decode_once(text, budget, (_base64, _hex) if runs_only else _FINDERS)
+    for item in first:
         found += _nested(item, 1, budget)
     return found
 
@@ -70,13 +72,13 @@ class _Budget:
 def _nested(item: Decoded, depth: int, budget: _Budget) -> list[Decoded]:
     found = [item]
     if depth < MAX_DEPTH and item.how not in ("concatenation",):
-        for inner in _decode_once(item.text, budget):
+        for inner in _decode_once(item.text, budget, _FINDERS):
             found += _nested(Decoded(item.offset, f"{inner.how} in {item.how}", inner.text), depth + 1, budget)
     return found
 
 
-def _decode_once(text: str, budget: _Budget) -> Iterator[Decoded]:
-    for finder in (_base64, _hex, _escapes, _chr, _from_char_code, _concatenation):
+def _decode_once(text: str, budget: _Budget, finders: tuple) -> Iterator[Decoded]:
+    for finder in finders:
         for offset, how, decoded in finder(text):
             if len(decoded) >= MIN_TEXT and budget.take(len(decoded)):
                 yield Decoded(offset, how, decoded[:MAX_DECODED])
@@ -202,3 +204,6 @@ def _concatenation(text: str) -> Iterator[tuple[int, str, str]]:
 def _joined(offset: int, pieces: list[str]) -> Iterator[tuple[int, str, str]]:
     if len(pieces) >= 2:
         yield offset, "concatenation", "".join(pieces)[:MAX_DECODED]
+
+
+_FINDERS = (_base64, _hex, _escapes, _chr, _from_char_code, _concatenation)

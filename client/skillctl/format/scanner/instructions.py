@@ -45,6 +45,7 @@ CREDENTIAL_WORDS = (
     "wallet.dat",
     ".gnupg",
 )
+NOT_SECRET = (".pub", "authorized_keys", "known_hosts")
 SEND_WORDS = ("http://", "https://", "webhook", "remote server", "pastebin", "ngrok")
 DELETE_WORDS = ("delete", "remove", "erase", "wipe", "destroy", "shred")
 
@@ -228,8 +229,9 @@ def _sentences(doc: Text, anchors: tuple[str, ...], judge: Callable[[str, str], 
 
 
 def _reads(before: str, after: str) -> bool:
-    """``after`` starts at the credential's name; a public key (``id_rsa.pub``) is no secret."""
-    return not after.split(None, 1)[0].rstrip("`'\",;:)").endswith(".pub") and _verb(READ_VERB, before)
+    """``after`` starts at the credential's name; public keys and host lists are no secret."""
+    name = after.split(None, 1)[0].rstrip("`'\",;:)")
+    return not name.endswith(NOT_SECRET) and _verb(READ_VERB, before)
 
 
 def _verb(verb: re.Pattern, before: str) -> bool:

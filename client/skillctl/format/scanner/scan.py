@@ -28,7 +28,7 @@ def scan_tree(root: Path) -> list[dict]:
         findings += found
     # The manifest matters to the rules about code (requires.*) and to mcp.command only: a skill
     # of Markdown alone, most of them, is judged without parsing it (half the scan's time).
-    needs_manifest = any(_is_code(rel) for rel in texts) or "mcp" in (texts.get("SKILL.md") or "").lower()
+    needs_manifest = any(_is_code(rel) for rel in texts) or "mcp" in _frontmatter(texts.get("SKILL.md") or "")
     declared, manifest_findings = _declared(root) if needs_manifest else ((set(), set()), [])
     findings += manifest_findings
     flows = pyflow.analyse({rel: t for rel, t in texts.items() if t is not None and rel.endswith(".py")})
@@ -36,6 +36,12 @@ def scan_tree(root: Path) -> list[dict]:
         if text is not None:
             findings += _scan_text(text, rel, declared, flows.get(rel))
     return findings
+
+
+def _frontmatter(text: str) -> str:
+    """The frontmatter's text, roughly (up to the second ``---``): enough to see an ``mcp`` key."""
+    end = text.find("\n---", 3)
+    return text[: end if end > 0 else 0]
 
 
 def _declared(root: Path) -> tuple[tuple[set[str], set[str]], list[dict]]:
@@ -102,7 +108,31 @@ def _scan_text(text: str, rel: str, declared: tuple[set[str], set[str]], flow: p
         found += _hidden(text, rel, flow)
         if js.is_js(rel):
             found += [of_rule(rule, rel, line_of(text, at), line_at(text, at)) for rule, at in js.scan(text)]
+    elif any(word in text for word in _DECODE_WORDS):
+        found += _hidden_instructions(text, rel)
     return capped(found)
+
+
+# A document hiding instructions in base64 must name it for the agent to decode: only then are its runs read.
+_DECODE_WORDS = ("base64", "Base64", "BASE64", "b64")
+
+
+def _hidden_instructions(text: str, rel: str) -> list[dict]:
+    """Instructions a document hides in base64 or hex, read as instructions at the run's line."""
+    found = []
+    for item in decode.payloads(text, runs_only=True):
+        if item.how.startswith(("base64", "hex")):
+            line = line_of(text, item.offset)
+            for f in _scan_lines(item.text, rel, None):
+                if f["severity"] in _HIDDEN_WEIGHT:
+                    found.append(_relocated(f, line, f"decoded from {item.how} at line {line}"))
+    return found
+
+
+def _relocated(f: dict, line: int, where: str) -> dict:
+    """A finding inside hidden text, moved to the literal's line and weighed up a step when medium:
+    hiding a behaviour is itself a signal."""
+    return {**f, "severity": _HIDDEN_WEIGHT[f["severity"]], "line": line, "excerpt": f"{where}: {f['excerpt']}"[:160]}
 
 
 class _LineKinds:
@@ -333,7 +363,7 @@ _CODE_LIKE = re.compile(
 )
 _RUNS = re.compile(
     r"\b(?:exec|eval|compile|system|popen|Popen|execSync|spawn|spawnSync|Function|check_output|getoutput)\s*\(|"
-    r"__builtins__|\bgetattr\s*\(|\|\s*(?:ba|z)?sh\b"
+    r"__builtins__|\|\s*(?:ba|z)?sh\b"
 )
 _BUILT_NAMES = frozenset(
     "os subprocess system popen exec eval __import__ __builtins__ builtins child_process execSync spawn "
@@ -352,14 +382,7 @@ def _hidden(text: str, rel: str, flow: pyflow.ModuleFlow | None) -> list[dict]:
             continue
         for f in [*_scan_lines(payload, rel, "script"), *_scan_script(payload, rel, ({"*"}, {"*"}))]:
             if f["severity"] in _HIDDEN_WEIGHT and not f["rule"].startswith("requires."):
-                found.append(
-                    {
-                        **f,
-                        "severity": _HIDDEN_WEIGHT[f["severity"]],
-                        "line": line,
-                        "excerpt": f"{where}: {f['excerpt']}"[:160],
-                    }
-                )
+                found.append(_relocated(f, line, where))
         if how not in ("concatenation", "f-string", "join") and _CODE_LIKE.search(payload) and _RUNS.search(text):
             found.append(of_rule("exec.obfuscated", rel, line, f"{where}: {payload[:100]}"))
     lines = text.splitlines() if flow and flow.flows else []
