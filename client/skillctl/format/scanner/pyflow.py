@@ -116,7 +116,7 @@ class _Module:
                     if key in other:
                         found = other[key]
                         env[(alias.asname or alias.name) + key[len(alias.name) :]] = Value(
-                            found.data, found.how or f"imported from {sibling}"
+                            found.data, found.how and f"{found.how}, imported from {sibling}"
                         )
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets: list[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
@@ -166,7 +166,7 @@ class _Module:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.modules:
             sibling = self.modules[node.value.id]
             value = _Module(sibling, self.trees[sibling], self.names, self.trees, self.envs).env().get(node.attr)
-            return Value(value.data, value.how or f"imported from {sibling}") if value else None
+            return Value(value.data, value.how and f"{value.how}, from {sibling}") if value else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self._concat([node.left, node.right], env, depth, "concatenation")
         if isinstance(node, ast.JoinedStr):
@@ -290,7 +290,8 @@ class _Module:
         if target.how and (target.data in DANGEROUS_ATTRS or target.data in DANGEROUS_MODULES):
             return [Flow(line, "dynamic_obfuscated", f"{where} names {target.data!r} ({target.how})")]
         risky_holder = holder in DANGEROUS_MODULES or holder in BUILTIN_HOLDERS or where == "a built-ins lookup"
-        if target.data in EXEC_BUILTINS or (risky_holder and target.data in DANGEROUS_ATTRS):
+        # A plain name weighs by its holder: getattr(model, "eval") is PyTorch, getattr(os, "system") is not.
+        if risky_holder and (target.data in EXEC_BUILTINS or target.data in DANGEROUS_ATTRS):
             return [Flow(line, "dynamic_plain", f"{where} names {target.data!r}")]
         return []
 

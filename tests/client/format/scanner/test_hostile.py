@@ -155,6 +155,9 @@ NEAR_MISSES = {
         {
             "scripts/a.py": "import importlib\nyaml = importlib.import_module('yaml')\n"
             "verbose = getattr(args, 'verbose')\nhandler = getattr(self, 'on_' + event)\n"
+            "model = getattr(net, 'eval')()\npattern = getattr(re, 'compile')('x+')\n"
+            "from modes import MODE\ngetattr(runner, MODE)()\n",
+            "scripts/modes.py": "MODE = 'run'\n",
         },
         "exec.dynamic_lookup",
     ),
