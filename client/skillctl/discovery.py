@@ -1,8 +1,13 @@
-"""Find the skills an agent can use: project, user and extra folders, in that precedence.
+"""Find the skills an agent can use, strongest first:
 
-Project skills (``.agents/skills`` of the current project) override user skills
-(``~/.agents/skills``), which override extra folders from config; a name found in more than one
-place is a :class:`Collision` the caller can report. ``scan_tree`` finds every skill folder under
+1. ``workspace``: the project's own ``skills/`` folder (seed 002's workspace skills);
+2. ``project``: ``.agents/skills``, then ``.agent/skills`` (seed 004's spelling) of the project;
+3. ``user``: ``~/.agents/skills``, then ``~/.agent/skills`` (``SKILLYARD_USER_SKILLS`` replaces both);
+4. ``bundled``: folders a host application ships its own skills in (``bundled_dirs``);
+5. ``extra``: folders from config (``skill_dirs``) or the caller.
+
+A name found in more than one place is a :class:`Collision` the caller can report; the
+strongest copy is used. ``scan_tree`` finds every skill folder under
 any root (``route --skills-dir``). Parsing goes through ``skillctl.format.load_skill``, the one
 parser the registry uses too.
 """
@@ -23,14 +28,17 @@ if TYPE_CHECKING:
 SKILL_FILE = "SKILL.md"
 # Folders that never hold skills of their own and can be huge.
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
-SCOPES = ("project", "user", "extra", "dir")  # precedence, strongest first
+SCOPES = ("workspace", "project", "user", "bundled", "extra", "dir")  # precedence, strongest first
+WORKSPACE_SKILLS = "skills"  # <project>/skills/: skills kept in the repository beside its code
+# Seed 004 names the agent folder in the singular; both spellings are read, ours first.
+PROJECT_SKILL_DIRS = (paths.PROJECT_SKILLS, Path(".agent") / "skills")
 
 
 @dataclass
 class InstalledSkill:
     name: str
     path: Path
-    scope: str  # "project" | "user" | "extra" | "dir"
+    scope: str  # one of SCOPES
     report: SkillReport
 
     @property
@@ -86,14 +94,28 @@ def _scan(folder: str, found: list[str], seen: set[tuple[int, int]]) -> None:
 
 
 def skill_roots(
-    *, project_dir: Path | None = None, include_user: bool = True, extra_dirs: Sequence[Path] = ()
+    *,
+    project_dir: Path | None = None,
+    include_user: bool = True,
+    extra_dirs: Sequence[Path] = (),
+    bundled_dirs: Sequence[Path] = (),
 ) -> list[tuple[str, Path]]:
-    """The (scope, folder) pairs searched, strongest first."""
-    roots = [("project", paths.project_skills_dir(project_dir))]
+    """The (scope, folder) pairs searched, strongest first (the module docstring's order)."""
+    project = project_dir or paths.project_root()
+    roots = [("workspace", project / WORKSPACE_SKILLS)]
+    roots += [("project", project / folder) for folder in PROJECT_SKILL_DIRS]
     if include_user:
-        roots.append(("user", paths.user_skills_dir()))
-    roots.extend(("extra", Path(d).expanduser()) for d in extra_dirs)
+        roots += [("user", folder) for folder in user_roots()]
+    roots += [("bundled", Path(d).expanduser()) for d in bundled_dirs]
+    roots += [("extra", Path(d).expanduser()) for d in extra_dirs]
     return roots
+
+
+def user_roots() -> list[Path]:
+    """``SKILLYARD_USER_SKILLS`` when set (tests, containers), else both user spellings."""
+    if os.environ.get("SKILLYARD_USER_SKILLS"):
+        return [paths.user_skills_dir()]
+    return [Path.home() / folder for folder in PROJECT_SKILL_DIRS]
 
 
 def locate(roots: Iterable[tuple[str, Path]]) -> list[tuple[str, Path]]:
@@ -144,10 +166,16 @@ def installed_name(declared: str, folder: Path) -> str:
 
 
 def discover(
-    *, project_dir: Path | None = None, include_user: bool = True, extra_dirs: Sequence[Path] = ()
+    *,
+    project_dir: Path | None = None,
+    include_user: bool = True,
+    extra_dirs: Sequence[Path] = (),
+    bundled_dirs: Sequence[Path] = (),
 ) -> Discovery:
-    """Every usable skill, project over user over extra folders; collisions reported."""
-    roots = skill_roots(project_dir=project_dir, include_user=include_user, extra_dirs=extra_dirs)
+    """Every usable skill, workspace > project > user > bundled > extra; collisions reported."""
+    roots = skill_roots(
+        project_dir=project_dir, include_user=include_user, extra_dirs=extra_dirs, bundled_dirs=bundled_dirs
+    )
     return discover_in(locate(roots))
 
 

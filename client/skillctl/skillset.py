@@ -1,7 +1,7 @@
 """``SkillSet``: the Python API for agent builders: discover -> route -> prompt, plus tools.
 
     from skillctl import SkillSet
-    skills = SkillSet.discover()                  # project, user and configured folders
+    skills = SkillSet.discover()                  # workspace, project, user, bundled, extra folders
     matches = skills.route("deploy the api to staging")
     block = skills.prompt("deploy the api to staging", tier="auto")
     tools = skills.tool_definitions("anthropic")  # load_skill / read_skill_file (+ MCP tools)
@@ -81,12 +81,16 @@ class SkillSet:
         project_dir: Path | None = None,
         include_user: bool = True,
         extra_dirs: Sequence[Path] = (),
+        bundled_dirs: Sequence[Path] = (),
         config=None,
         **kwargs,
     ) -> SkillSet:
-        """Installed skills: project over user over extra folders (config ``skill_dirs`` too)."""
+        """Installed skills: workspace > project > user > bundled > extra folders (config
+        ``skill_dirs`` among the extra ones); ``bundled_dirs`` are the host application's own."""
         extra = [*extra_dirs, *(config.skill_dirs if config is not None else [])]
-        roots = discovery.skill_roots(project_dir=project_dir, include_user=include_user, extra_dirs=extra)
+        roots = discovery.skill_roots(
+            project_dir=project_dir, include_user=include_user, extra_dirs=extra, bundled_dirs=bundled_dirs
+        )
         return cls(roots, config=config, **kwargs)
 
     @classmethod

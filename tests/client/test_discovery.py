@@ -61,3 +61,48 @@ def test_folder_without_usable_frontmatter_is_skipped(tmp_path, monkeypatch):
     bad.mkdir(parents=True)
     (bad / "SKILL.md").write_text("no frontmatter here")
     assert discover(project_dir=tmp_path / "p").skills == []
+
+
+def test_workspace_over_project_over_user_over_bundled_over_extra(tmp_path, monkeypatch):
+    """Seeds 002 and 004: a workspace `skills/` folder and `.agent/skills` are read, and a host's
+    bundled skills sit between the user's and the configured extra folders."""
+    project, user, bundled, extra = (tmp_path / n for n in ("proj", "user", "bundled", "extra"))
+    make_skill(project / "skills" / "deploy", "deploy", "workspace copy")
+    make_skill(project / ".agents" / "skills" / "deploy", "deploy", "project copy")
+    make_skill(project / ".agent" / "skills" / "notes", "notes", "singular project folder")
+    make_skill(user / "notes", "notes", "user copy")
+    make_skill(user / "lint", "lint", "user copy")
+    make_skill(bundled / "lint", "lint", "bundled copy")
+    make_skill(bundled / "greet", "greet", "bundled copy")
+    make_skill(extra / "greet", "greet", "extra copy")
+    monkeypatch.setenv("SKILLYARD_USER_SKILLS", str(user))
+    found = discover(project_dir=project, extra_dirs=[extra], bundled_dirs=[bundled])
+    by_name = {s.name: (s.scope, s.manifest.description) for s in found.skills}
+    assert by_name == {
+        "deploy": ("workspace", "workspace copy"),
+        "notes": ("project", "singular project folder"),
+        "lint": ("user", "user copy"),
+        "greet": ("bundled", "bundled copy"),
+    }
+    shadowed = {c.name: c.shadowed for c in found.collisions}
+    assert shadowed["deploy"] == [project / ".agents" / "skills" / "deploy"]
+    assert shadowed["greet"] == [extra / "greet"]
+
+
+def test_user_scope_reads_the_singular_agent_folder_too(tmp_path, monkeypatch):
+    monkeypatch.delenv("SKILLYARD_USER_SKILLS", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    make_skill(tmp_path / "home" / ".agent" / "skills" / "todo", "todo")
+    found = discover(project_dir=tmp_path / "proj")
+    assert [(s.name, s.scope) for s in found.skills] == [("todo", "user")]
+
+
+def test_skillset_takes_the_hosts_bundled_skills(tmp_path, monkeypatch):
+    from skillctl import SkillSet
+
+    monkeypatch.setenv("SKILLYARD_USER_SKILLS", str(tmp_path / "none"))
+    make_skill(tmp_path / "app" / "bundled" / "greet", "greet", "Say hello to people.")
+    skills = SkillSet.discover(
+        project_dir=tmp_path / "proj", bundled_dirs=[tmp_path / "app" / "bundled"], semantic=False
+    )
+    assert skills.names == ["greet"] and skills.entry("greet").scope == "bundled"
