@@ -1,12 +1,13 @@
 """Extension fields (DESIGN section 3): read from the frontmatter, from OpenClaw-style gating
-blocks under ``metadata`` (``openclaw``, ``clawdbot``, ``moltbot`` and their earlier names) and
-from ``skill.json`` (the runtime block), into one typed manifest.
+blocks under ``metadata`` (``openclaw``, ``clawdbot``, ``moltbot`` and their earlier names),
+from ``metadata`` itself (seed 002's form, for :data:`METADATA_FIELDS` only) and from
+``skill.json`` (the runtime block), into one typed manifest.
 
-Precedence: a top-level field wins over the same field in a gating block. Type problems in
-top-level fields are errors (``field.type``); inside ``metadata`` blocks they are warnings,
+Precedence (docs/skill-fields.md): top level > a gating block > ``metadata`` directly. Type
+problems in top-level fields are errors (``field.type``); inside ``metadata`` they are warnings,
 because ``metadata`` is free-form in the specification and other clients read it loosely.
 Shorthands accepted: ``requires.binary``/``binaries``/``commands`` for ``bins``; a list for
-``requires`` (the bins); ``vars`` as ``{NAME: "description"}`` or a list of names; ``triggers``
+``requires`` (the bins); ``vars`` as ``{NAME: "default"}`` (seed 003) or a list of names; ``triggers``
 as a list of keywords; ``install`` as ``{kind: package}``; ``mcp`` as a command line.
 
 Versions: semver 2.0 that ``packaging`` also parses. ``v1.2.3`` and ``1.2`` are accepted and
@@ -68,6 +69,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "category": ("category",),
     "tags": ("tags",),
 }
+# The gating fields seed 002 puts directly under `metadata:` (and `anyBins` beside `requires`).
+METADATA_FIELDS = ("homepage", "emoji", "os", "requires", "primary_env", "install", "always", "skill_key")
+METADATA_KEYS = frozenset(k for f in METADATA_FIELDS for k in ALIASES[f]) | {"anyBins", "any_bins"}
 # Keys other systems define that we read no further; they get no unknown-key warning.
 OTHER_KNOWN = (
     "author", "authors", "argument-hint", "model", "context", "agent", "hooks", "keywords",
@@ -103,15 +107,28 @@ class _Fields:
         metadata = dict_at(fm, "metadata")
         self.sources: list[tuple[str, dict]] = [("", fm)]
         self.sources += [(f"metadata.{b}.", metadata[b]) for b in GATING_BLOCKS if isinstance(metadata.get(b), dict)]
+        self.metadata = metadata
         self.r = r
 
     def get(self, field: str) -> tuple[Any, str, bool]:
         """(value, path for messages, soft) for the first source that has the field."""
-        for prefix, source in self.sources:
+        sources = self.sources + ([("metadata.", self.metadata)] if field in METADATA_FIELDS else [])
+        for prefix, source in sources:
             value, key = first([source], *ALIASES[field])
             if value is not None:
                 return value, prefix + key, bool(prefix)
         return None, ALIASES[field][0], False
+
+    def requires(self) -> Requires:
+        """``requires``, with an ``anyBins`` written beside it (seed 002) in the same source."""
+        value, path, soft = self.get("requires")
+        requires = _requires(value, path, soft, self.r)
+        if not requires.any_bins:
+            prefix = path[: -len("requires")] if path.endswith("requires") else ""
+            source = next((s for p, s in [*self.sources, ("metadata.", self.metadata)] if p == prefix), {})
+            beside, key = first([source], "anyBins", "any_bins")
+            requires.any_bins = self.r.strings(beside, prefix + key, soft=soft)
+        return requires
 
 
 def read_extensions(fm: dict, m: Manifest, r: Reader, *, skill_json: dict) -> None:
@@ -127,7 +144,7 @@ def read_extensions(fm: dict, m: Manifest, r: Reader, *, skill_json: dict) -> No
     m.tags = r.strings(value, path, soft=soft)
     m.version = _version(fm, f, r)
     m.os = _os_list(*f.get("os"), r)
-    m.requires = _requires(*f.get("requires"), r)
+    m.requires = f.requires()
     m.install = _install(*f.get("install"), r)
     m.vars = _vars(*f.get("vars"), r)
     m.mcp = _mcp(*f.get("mcp"), r)
@@ -249,8 +266,8 @@ def _vars(value: Any, path: str, soft: bool, r: Reader) -> dict[str, VarSpec]:
         if not isinstance(name, str) or not _VAR_NAME.match(name):
             r.value_error(path, f"{name!r} is not a variable name")
             continue
-        if spec is None or isinstance(spec, str):  # shorthand: {NAME: "description"}
-            result[name] = VarSpec(description=(spec or "").strip())
+        if spec is None or isinstance(spec, (str, int, float)):  # shorthand: {NAME: default}
+            result[name] = VarSpec(default=None if spec is None else r.text(spec, f"{path}.{name}", soft=soft))
             continue
         if not isinstance(spec, dict):
             r.type_error(f"{path}.{name}", "a mapping or a description", spec, soft=soft)

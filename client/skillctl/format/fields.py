@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from skillctl.format.coerce import Reader, jsonable
-from skillctl.format.extensions import GATING_BLOCKS, KNOWN_KEYS, read_extensions
+from skillctl.format.extensions import GATING_BLOCKS, KNOWN_KEYS, METADATA_KEYS, read_extensions
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.manifest import SPEC_FIELDS, Manifest
 from skillctl.format.names import MAX_NAME, NAME_RE
@@ -53,7 +53,8 @@ def first_sentence(text: str) -> str:
 
 def _read_spec_fields(fm: dict, m: Manifest, r: Reader, *, folder_name: str | None, strict: bool) -> None:
     m.name = r.text(fm.get("name"), "name", numbers=False)
-    _check_name(m.name, fm.get("name"), r, folder_name, strict)
+    if not _name_from_folder(m, fm.get("name"), r, folder_name, strict):
+        _check_name(m.name, fm.get("name"), r, folder_name, strict)
     m.description = r.text(fm.get("description"), "description", numbers=False)
     _check_description(m.description, fm.get("description"), r)
     m.license = r.text(fm.get("license"), "license", numbers=False)
@@ -70,6 +71,16 @@ def _read_spec_fields(fm: dict, m: Manifest, r: Reader, *, folder_name: str | No
         )
     m.allowed_tools = _allowed_tools(fm.get("allowed-tools"), r)
     m.metadata = _metadata(fm.get("metadata"), r, strict=strict)
+
+
+def _name_from_folder(m: Manifest, raw: Any, r: Reader, folder_name: str | None, strict: bool) -> bool:
+    """Seed 003: a skill without a name goes by its folder's (``skills/code-review/SKILL.md``),
+    when that folder's name is a valid one; ``--strict`` keeps the specification's error."""
+    if m.name or raw not in (None, "") or strict or not folder_name or not NAME_RE.match(folder_name):
+        return False
+    m.name = folder_name
+    r.findings.append(warning("name.from_folder", f"no name field; named {folder_name!r} after its folder", r.location))
+    return True
 
 
 def _check_name(name: str, raw: Any, r: Reader, folder_name: str | None, strict: bool) -> None:
@@ -123,9 +134,10 @@ def _metadata(value: Any, r: Reader, *, strict: bool) -> dict[str, Any]:
         return {}
     make = error if strict else warning
     for key, item in value.items():
-        # The gating blocks of OpenClaw and its forks are mappings by design, read by skillctl
-        # and by those agents (docs/skill-fields.md); --strict still reports them.
-        if not isinstance(item, str) and (strict or key not in GATING_BLOCKS):
+        # The gating blocks of OpenClaw and its forks, and seed 002's gating fields, are not
+        # strings by design, read by skillctl and by those agents (docs/skill-fields.md);
+        # --strict still reports them.
+        if not isinstance(item, str) and (strict or (key not in GATING_BLOCKS and key not in METADATA_KEYS)):
             r.findings.append(
                 make(
                     "metadata.value_type",

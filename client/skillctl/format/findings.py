@@ -70,6 +70,7 @@ CODES: dict[str, str] = {
     "name.too_long": "the name is over 64 characters",
     "name.pattern": "the name is not lowercase letters, digits and single hyphens",
     "name.folder_mismatch": "the name differs from the folder the skill is in",
+    "name.from_folder": "no name field: the skill is named after its folder (seed 003); add `name:` to publish it portably",
     "description.missing": "the description field is missing or empty",
     "description.too_long": "the description is over 1024 characters",
     "link.missing": "SKILL.md links to a file the skill does not contain",

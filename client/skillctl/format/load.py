@@ -23,17 +23,23 @@ SKILL_JSON = "skill.json"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 
 
-def load_skill(path: str | os.PathLike, *, strict: bool = False, limits: Limits = DEFAULT_LIMITS) -> SkillReport:
-    """The verdict on the skill at ``path`` (folder, SKILL.md, .zip or .tar.gz)."""
+def load_skill(
+    path: str | os.PathLike, *, strict: bool = False, limits: Limits = DEFAULT_LIMITS, folder_name: str | None = None
+) -> SkillReport:
+    """The verdict on the skill at ``path`` (folder, SKILL.md, .zip or .tar.gz).
+
+    ``folder_name`` is the name the skill's folder goes by when ``path`` is a copy of it (an
+    installer's staging folder): what the name rules compare with, and what a skill without a
+    ``name`` is called; ``""`` says no folder name is known."""
     given = os.fspath(path)
     target = Path(given)
     try:
         if target.is_dir():
-            report = _load_folder(target, strict, limits)
+            report = _load_folder(target, strict, limits, folder_name)
         elif not target.exists():
             report = _failed("skill.not_found", f"{given} does not exist")
         elif target.name.lower() == SKILL_MD.lower():
-            report = _load_skill_md(target, target.parent, strict, limits)
+            report = _load_skill_md(target, target.parent, strict, limits, folder_name)
         elif target.name.lower().endswith(ARCHIVE_SUFFIXES):
             report = load_archive(target, strict=strict, limits=limits)
         else:
@@ -49,11 +55,11 @@ def _failed(code: str, message: str) -> SkillReport:
     return SkillReport(path="", findings=[error(code, message)])
 
 
-def _load_folder(folder: Path, strict: bool, limits: Limits) -> SkillReport:
+def _load_folder(folder: Path, strict: bool, limits: Limits, folder_name: str | None) -> SkillReport:
     skill_md = _find_skill_md(folder)
     if skill_md is None:
         return _failed("skill.missing", f"no {SKILL_MD} in {folder}")
-    report = _load_skill_md(skill_md, folder, strict, limits)
+    report = _load_skill_md(skill_md, folder, strict, limits, folder_name)
     if report.manifest is not None:
         report.files = _folder_files(folder, report.findings)
         if report.files:
@@ -73,7 +79,9 @@ def _find_skill_md(folder: Path) -> Path | None:
     return folder / lower[0] if lower else None
 
 
-def _load_skill_md(skill_md: Path, folder: Path, strict: bool, limits: Limits) -> SkillReport:
+def _load_skill_md(
+    skill_md: Path, folder: Path, strict: bool, limits: Limits, folder_name: str | None = None
+) -> SkillReport:
     location = skill_md.name
     findings: list[Finding] = []
     if skill_md.name != SKILL_MD:
@@ -89,10 +97,11 @@ def _load_skill_md(skill_md: Path, folder: Path, strict: bool, limits: Limits) -
     data = skill_md.read_bytes()
     skill_json_path = folder / SKILL_JSON
     skill_json = skill_json_path.read_bytes() if skill_json_path.is_file() else None
-    folder_name = folder.resolve().name or None
+    if folder_name is None:
+        folder_name = folder.resolve().name
     report = parse_skill_md(
         data,
-        folder_name=folder_name,
+        folder_name=folder_name or None,
         skill_json=skill_json,
         strict=strict,
         location=location,

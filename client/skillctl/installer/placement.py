@@ -161,7 +161,7 @@ class Placer:
         staging = self.scope.work_dir / f"new-{secrets.token_hex(6)}"
         root = self._extract(fetched.archive, staging)
         try:
-            name, declared, manifest = self._validate(root, expect_name)
+            name, declared, manifest = self._validate(root, expect_name, _folder_name(fetched, root, staging))
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -241,12 +241,14 @@ class Placer:
             root = inner[0] if len(inner) == 1 else root
         return root
 
-    def _validate(self, root: Path, expect_name: str) -> tuple[str, str, Manifest | None]:
+    def _validate(self, root: Path, expect_name: str, folder_name: str) -> tuple[str, str, Manifest | None]:
         """(the folder name to use, the name SKILL.md declares, its manifest)."""
         from skillctl.format import load_skill
 
-        report = load_skill(root)
+        report = load_skill(root, folder_name=folder_name)
         name = report.name or ""
+        for finding in (f for f in report.warnings if f.code == "name.from_folder"):
+            self.reporter.warn(f"{name}: {finding.message} [{finding.code}]")
         if report.manifest is not None and report.errors and all(f.code in NAME_FINDINGS for f in report.errors):
             name = self._normalised(name)
         elif not report.valid:
@@ -352,3 +354,17 @@ class Placer:
         return Change(
             name, Action.REMOVED, old.version if old else "", "", describe_locked(old) if old else "", str(target)
         )
+
+
+def _folder_name(fetched: Fetched, root: Path, staging: Path) -> str:
+    """The name of the skill's own folder (a skill without ``name`` goes by it, seed 003): the
+    archive's top folder, else the folder (or git subfolder) installed from; never the staging
+    folder's."""
+    from skillctl.installer.arguments import SourceKind
+
+    source = fetched.source
+    if root != staging:
+        return root.name
+    if source.kind is SourceKind.FOLDER:
+        return Path(source.location).resolve().name
+    return Path(source.subdir).name if source.kind is SourceKind.GIT and source.subdir else ""

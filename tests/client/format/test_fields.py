@@ -279,7 +279,7 @@ def test_vars_full_form():
 
 
 def test_vars_shorthands():
-    assert m({"vars": {"TOKEN": "the token"}}).vars == {"TOKEN": VarSpec(description="the token")}
+    assert m({"vars": {"STYLE": "balanced"}}).vars == {"STYLE": VarSpec(default="balanced")}  # seed 003
     assert m({"vars": ["A", "B"]}).vars == {"A": VarSpec(), "B": VarSpec()}
     assert m({"vars": [{"name": "A", "default": 3}]}).vars == {"A": VarSpec(default="3")}
 
