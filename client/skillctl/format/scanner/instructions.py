@@ -89,8 +89,8 @@ PHRASES = (
         "injection.override",
         R.OVERRIDE,
         lambda t: (
-            _any("previous", "prior", "earlier", "preceding", "above", "system")(t)
-            and _any("instruction", "direction", "prompt", "rules")(t)
+            _any("previous", "prior", "earlier", "preceding", "above", "system", "your")(t)
+            and _any("instruction", "direction", "prompt", "rules", "guidelines")(t)
         ),
         ("ignore", "disregard", "forget", "override"),
     ),

@@ -269,6 +269,10 @@ class _Module:
     def _sink(self, func: ast.expr, env: dict[str, Value]) -> str:
         if isinstance(func, ast.Name) and func.id in ("exec", "eval", "compile", *self.runners):
             return self.runners.get(func.id, func.id)
+        if isinstance(func, ast.Attribute) and func.attr == "loads":  # unpickling runs code too
+            base = _name(func.value)
+            if self.imported.get(base, base) in ("pickle", "marshal", "dill", "cloudpickle"):
+                return f"{base}.loads"
         if isinstance(func, ast.Attribute) and func.attr in SHELL_CALLS:
             base = _name(func.value)
             if self.imported.get(base, base) in ("os", "subprocess", "commands"):

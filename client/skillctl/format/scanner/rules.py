@@ -90,7 +90,8 @@ BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 ZERO_WIDTH = re.compile("(?<=\\S)[\u200b\u200c\u200d\u2060](?=\\S)")
 OVERRIDE = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
-    r"(?:previous|prior|above|earlier|preceding|system|original)\s+(?:instructions|directions|prompts?|rules)",
+    r"(?:previous|prior|above|earlier|preceding|system|original)\s+(?:instructions|directions|prompts?|rules)|"
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?your\s+(?:instructions|rules|guidelines|system\s+prompt)\b",
     IGNORE,
 )
 CONCEAL = re.compile(

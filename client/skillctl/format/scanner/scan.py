@@ -363,7 +363,7 @@ _CODE_LIKE = re.compile(
 )
 _RUNS = re.compile(
     r"\b(?:exec|eval|compile|system|popen|Popen|execSync|spawn|spawnSync|Function|check_output|getoutput)\s*\(|"
-    r"__builtins__|\|\s*(?:ba|z)?sh\b"
+    r"__builtins__|\|\s*(?:ba|z)?sh\b|\b(?:ba|z)?sh\s+-c\b"
 )
 _BUILT_NAMES = frozenset(
     "os subprocess system popen exec eval __import__ __builtins__ builtins child_process execSync spawn "
