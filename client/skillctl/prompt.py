@@ -4,10 +4,13 @@ Tiers: ``none`` (nothing); ``breadcrumb`` (``[N skills available]``); ``catalog`
 description + location of every skill the model may invoke: the Agent Skills
 ``<available_skills>`` XML, markdown or JSON); ``full`` (the chosen skills' instructions, vars
 substituted, ``{baseDir}`` resolved, secrets masked, resources listed but not read, a token
-estimate each). ``auto``: ``full`` when routing chose skills for the message, else the catalog,
-kept within ``CATALOG_BUDGET_TOKENS`` when routing found nothing (closest skills first,
-descriptions cut to their first sentence, then the farthest skills left out), so the model
-still learns that a skill routing missed exists. An empty block is "".
+estimate each). ``auto``: ``full`` when routing chose skills for the message; when it chose
+none, the catalog if it fits ``CATALOG_BUDGET_TOKENS``; else, when some skills come near the
+message, the catalog cut to the budget (closest skills first, descriptions cut to their first
+sentence, then the farthest skills left out), so the model still learns that a skill routing
+missed exists; else (nothing near, and a catalog too dear for every turn) the breadcrumb, as
+seed 004 does for skills that do not match. The catalog shows an author's
+``brief_description`` (seed 004) instead of the description. An empty block is "".
 
 Rendering is pure; :func:`load_full` reads one skill folder.
 """
@@ -143,12 +146,15 @@ def render(
     visible: list[CatalogItem],
     chosen: list[FullSkill],
     has_message: bool,
+    near: bool = True,
+    budget: int = CATALOG_BUDGET_TOKENS,
 ) -> tuple[str, str]:
-    """(the tier actually used, the block) for a tier name; ``auto`` decides here."""
+    """(the tier actually used, the block) for a tier name; ``auto`` decides here (``near``:
+    routing found skills close to the message, though none it would choose)."""
     if tier == "auto":
         if chosen:
             return "full", full(chosen, fmt)
-        return "catalog", catalog_within(visible, fmt) if has_message else catalog(visible, fmt)
+        return _auto_without_choice(visible, fmt=fmt, has_message=has_message, near=near, budget=budget)
     if tier == "none":
         return tier, ""
     if tier == "breadcrumb":
@@ -156,6 +162,17 @@ def render(
     if tier == "catalog":
         return tier, catalog(visible, fmt)
     return tier, full(chosen, fmt)
+
+
+def _auto_without_choice(
+    visible: list[CatalogItem], *, fmt: str, has_message: bool, near: bool, budget: int
+) -> tuple[str, str]:
+    whole = catalog(visible, fmt)
+    if not has_message or estimate_tokens(whole) <= budget:
+        return "catalog", whole
+    if near:
+        return "catalog", catalog_within(visible, fmt, budget)
+    return "breadcrumb", breadcrumb(len(visible))
 
 
 # --- reading one skill for the full tier (and the load_skill tool) ------------------------

@@ -280,11 +280,15 @@ class SkillSet:
         fmt: str = "xml",
         history: Sequence[str] = (),
         chosen: Sequence[str] | None = None,
+        budget: int | None = None,
     ) -> str:
-        return self.build_prompt(message, tier=tier, fmt=fmt, history=history, chosen=chosen)[1]
+        return self.build_prompt(message, tier=tier, fmt=fmt, history=history, chosen=chosen, budget=budget)[1]
 
-    def build_prompt(self, message=None, *, tier="auto", fmt="xml", history=(), chosen=None) -> tuple[str, str]:
-        """(tier used, block). ``chosen`` names skills for the full tier instead of routing."""
+    def build_prompt(
+        self, message=None, *, tier="auto", fmt="xml", history=(), chosen=None, budget=None
+    ) -> tuple[str, str]:
+        """(tier used, block). ``chosen`` names skills for the full tier instead of routing;
+        ``budget``: the tokens ``auto`` may spend on a catalog when routing chose nothing."""
         from skillctl import prompt
 
         if chosen is None:
@@ -293,19 +297,33 @@ class SkillSet:
             )
         else:
             self._check_names(chosen)
-        offered = self.offered()
-        if message and not chosen and tier == "auto" and len(offered) > 1:
+        offered, near = self.offered(), True
+        if message and not chosen and tier == "auto":
             # Routing found nothing: the catalog goes out closest first, so a budget cut drops
             # the least likely skills and the model can still pick one routing missed.
-            order = {n["name"]: i for i, n in enumerate(self._nearest_offered(message, history))}
-            offered = sorted(offered, key=lambda e: order.get(e.name, len(order)))
-        visible = [prompt.CatalogItem(e.name, e.manifest.description, str(Path(e.path) / "SKILL.md")) for e in offered]
+            nearest = self._nearest_offered(message, history)
+            order = {name: i for i, name in enumerate(nearest)}
+            offered, near = sorted(offered, key=lambda e: order.get(e.name, len(order))), bool(nearest)
+        visible = [
+            prompt.CatalogItem(e.name, e.manifest.brief or e.manifest.description, str(Path(e.path) / "SKILL.md"))
+            for e in offered
+        ]
         full = [prompt.load_full(s, config=self.config) for n in chosen if (s := self.get(n))]
-        return prompt.render(tier, fmt=fmt, visible=visible, chosen=full, has_message=bool(message))
+        return prompt.render(
+            tier,
+            fmt=fmt,
+            visible=visible,
+            chosen=full,
+            has_message=bool(message),
+            near=near,
+            budget=budget or prompt.CATALOG_BUDGET_TOKENS,
+        )
 
-    def _nearest_offered(self, message: str, history: Sequence[str]) -> list[dict]:
-        ranked = self.router().nearest(message, history=history)
-        return [{"name": m.name} for m, _ in ranked]
+    def _nearest_offered(self, message: str, history: Sequence[str]) -> list[str]:
+        """The offered skills that come near the message at all (a positive score), closest first."""
+        if not self.offered():
+            return []
+        return [m.name for m, _ in self.router().nearest(message, history=history) if m.score > 0]
 
     def _check_names(self, names: Sequence[str]) -> None:
         import difflib

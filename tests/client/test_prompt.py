@@ -139,3 +139,47 @@ def test_a_skill_that_cannot_work_here_is_neither_routed_nor_offered(tmp_path, m
         monkeypatch.setenv(fix_env, "set")
         again = SkillSet.from_dir(tmp_path / "s", semantic=False)
         assert [m.name for m in again.route("use deploy to deploy apps")] == ["deploy"]
+
+
+def many_skills(root: Path, count: int) -> None:
+    for i in range(count):
+        write(
+            root / f"tool-{i:03d}",
+            f"name: tool-{i:03d}\ndescription: Tool number {i} keeps invoices, receipts and ledgers tidy for accountants.",
+            "# Tool",
+        )
+
+
+def test_auto_gives_the_breadcrumb_when_nothing_is_near_and_the_catalog_is_over_budget(tmp_path, monkeypatch):
+    """Seed 004's tier 1: skills exist but none fits the message, and listing them all would cost
+    more than the budget allows on every turn."""
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    many_skills(tmp_path / "skills", 120)
+    skills = SkillSet.from_dir(tmp_path / "skills", semantic=False)
+    assert skills.build_prompt("what's the weather like on mars") == ("breadcrumb", "[120 skills available]")
+    tier, block = skills.build_prompt("tidy the ledgers")  # near: the catalog, cut, closest first
+    assert tier in ("catalog", "full") and "<name>tool-" in block
+    assert skills.build_prompt("what's the weather like on mars", budget=100_000)[0] == "catalog"
+
+
+def test_a_small_catalog_is_given_even_when_nothing_is_near(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    many_skills(tmp_path / "skills", 3)
+    skills = SkillSet.from_dir(tmp_path / "skills", semantic=False)
+    tier, block = skills.build_prompt("what's the weather like on mars")
+    assert tier == "catalog" and block.count("<skill>") == 3
+
+
+def test_catalog_shows_the_authors_brief_description(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    write(
+        tmp_path / "skills" / "greet",
+        "name: greet\ndescription: Extended greeting capabilities in forty languages with formal forms.\n"
+        "brief_description: Greets people.",
+        "# Greet",
+    )
+    write(tmp_path / "skills" / "plain", "name: plain\ndescription: First sentence. Second sentence.", "# Plain")
+    skills = SkillSet.from_dir(tmp_path / "skills", semantic=False)
+    block = skills.prompt(tier="catalog", fmt="markdown")
+    assert "**greet**: Greets people." in block and "forty languages" not in block
+    assert "**plain**: First sentence. Second sentence." in block

@@ -56,6 +56,7 @@ _MARKUP = re.compile(r"[*_`]+|<[^<>\n]{0,200}>")
 class RoutingManifest:
     name: str
     description: str = ""
+    brief: str = ""  # the author's `brief_description` (seed 004), what the catalog tier shows
     category: str = ""
     keywords: list[str] = field(default_factory=list)
     phrases: list[str] = field(default_factory=list)
@@ -207,7 +208,7 @@ def build_offline(
 
 def from_skill(manifest, body: str) -> RoutingManifest:
     """The offline manifest of a parsed skill (``skillctl.format.Manifest`` + SKILL.md body)."""
-    return build_offline(
+    routing = build_offline(
         name=manifest.name,
         description=manifest.description,
         body=body,
@@ -216,6 +217,17 @@ def from_skill(manifest, body: str) -> RoutingManifest:
         trigger_patterns=manifest.triggers.patterns,
         category=manifest.category or (manifest.tags[0] if manifest.tags else ""),
     )
+    routing.brief = declared_brief(manifest)
+    return routing
+
+
+def declared_brief(manifest) -> str:
+    """The ``brief_description`` an author wrote ("" when it is only the description's first
+    sentence, which the parser fills in: the catalog then shows the whole description)."""
+    from skillctl.format.fields import first_sentence
+
+    brief = manifest.brief_description or ""
+    return brief if brief != first_sentence(manifest.description) else ""
 
 
 def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
@@ -225,6 +237,7 @@ def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
     return RoutingManifest(
         name=offline.name,
         description=offline.description,
+        brief=offline.brief,
         category=str(data.get("category") or offline.category),
         keywords=[stem(k.lower()) if " " not in k else k.lower() for k in data.get("keywords", [])] or offline.keywords,
         phrases=[p.lower() for p in data.get("phrases", [])] or offline.phrases,

@@ -115,7 +115,7 @@ def test_auto_tier_json_catalog_counts_what_it_left_out(tmp_path):
     root = tmp_path / "many"
     for i in range(120):
         write(root, f"tool-{i:03d}", f"Tool number {i} for assorted paperwork of many kinds and sizes.")
-    _, block = SkillSet.from_dir(root, semantic=False).build_prompt("hello", fmt="json")
+    _, block = SkillSet.from_dir(root, semantic=False).build_prompt("sizes of paperwork?", fmt="json")
     data = json.loads(block)
     assert data["not_listed"] > 0 and len(data["available_skills"]) + data["not_listed"] == 120
 

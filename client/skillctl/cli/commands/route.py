@@ -199,7 +199,9 @@ def prompt(app: App, message, tier, fmt, chosen, history, skills_dir, semantic, 
     """Build the skills block of an agent's prompt (progressive disclosure).
 
     --tier auto gives the chosen skills' instructions when routing picks some, else the catalog
-    (closest skills first, within a token budget). An unknown --skill is an error (exit 2)."""
+    (closest skills first, within a token budget), or the breadcrumb "[N skills available]" when
+    no skill comes near the message and the catalog would not fit the budget. An unknown --skill
+    is an error (exit 2)."""
     skills = _skillset(app, skills_dir, semantic, config=app.config, ignore_gates=ignore_gates)
     used, block = skills.build_prompt(message, tier=tier, fmt=fmt, history=list(history), chosen=list(chosen) or None)
     if as_json:
