@@ -18,7 +18,6 @@ normalised (to ``1.2.3`` and ``1.2.0``) with a ``version.normalised`` warning; a
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -283,39 +282,9 @@ def _vars(value: Any, path: str, soft: bool, r: Reader) -> dict[str, VarSpec]:
 
 
 def _mcp(value: Any, path: str, soft: bool, r: Reader) -> McpSpec | None:
-    if value is None:
-        return None
-    if isinstance(value, str):  # shorthand: a command line
-        try:
-            words = shlex.split(value)
-        except ValueError:
-            words = value.split()
-        return McpSpec(command=words[0] if words else "", args=words[1:])
-    block = r.mapping(value, path, soft=soft)
-    if not block:
-        return None
-    command = block.get("command")
-    args = r.strings(block.get("args"), f"{path}.args", soft=soft, split="")
-    if isinstance(command, list):
-        words = r.strings(command, f"{path}.command", soft=soft, split="")
-        command, args = (words[0] if words else ""), words[1:] + args
-    env = r.mapping(block.get("env"), f"{path}.env", soft=soft)
-    url, _ = first([block], "url", "server")
-    return McpSpec(
-        command=r.text(command, f"{path}.command", soft=soft),
-        args=args,
-        url=r.text(url, f"{path}.url", soft=soft),
-        transport=r.text(block.get("transport"), f"{path}.transport", soft=soft),
-        env={str(k): "" if v is None else str(v) for k, v in env.items()},
-        startup_timeout=r.number(
-            first([block], "startup_timeout", "startupTimeout", "startup_timeout_sec")[0],
-            f"{path}.startup_timeout",
-            soft=soft,
-        ),
-        idle_timeout=r.number(
-            first([block], "idle_timeout", "idleTimeout", "idle_timeout_sec")[0], f"{path}.idle_timeout", soft=soft
-        ),
-    )
+    from skillctl.format.mcp_block import read_mcp
+
+    return read_mcp(value, path, soft, r)
 
 
 def _conditional(value: Any, path: str, soft: bool, r: Reader) -> list[ConditionalNext]:

@@ -84,6 +84,8 @@ CODES: dict[str, str] = {
     "metadata.json_inline": "metadata is single-line JSON (OpenClaw style); `skillctl migrate` rewrites it",
     "license.missing": "no license field",
     "spec.extension_field": "a field outside the Agent Skills specification (--strict)",
+    "mcp.command_not_found": "the mcp block's command is not on this machine's PATH (a warning: it may be elsewhere)",
+    "mcp.timeout_unit": "a bare idle_timeout under a minute: seconds to skillctl, minutes to seed 003 (write 10s or 10m)",
     # --- archives (DESIGN section 4) ---------------------------------------------------
     "archive.not_archive": "the file is not a zip or tar.gz archive",
     "archive.empty": "the archive has no entries",
