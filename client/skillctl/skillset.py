@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from skillctl import discovery
 from skillctl.routing.index import Entry, RoutingIndex, load_index
@@ -69,6 +70,7 @@ class SkillSet:
         self.manage_skills = manage_skills  # offer the skill_management tool (runtime.management)
         self._approve = approve  # the application's yes/no to a skill_management install or create
         self._session = None
+        self._resumed: Any = None  # a saved Snapshot the next session starts from (resume)
         self._watchers: list = []
         self._reload_lock = threading.Lock()  # one reload at a time (a watcher's and the caller's)
 
@@ -92,6 +94,17 @@ class SkillSet:
             project_dir=project_dir, include_user=include_user, extra_dirs=extra, bundled_dirs=bundled_dirs
         )
         return cls(roots, config=config, **kwargs)
+
+    @classmethod
+    def resume(cls, path: Path | str, **kwargs) -> SkillSet:
+        """The SkillSet of a saved session snapshot (``session.snapshot().save(path)``): the same
+        folders, and a first session that starts from the saved snapshot, loaded skills again."""
+        from skillctl.runtime.snapshot import Snapshot
+
+        saved = Snapshot.load(path)
+        skills = cls([(scope, Path(folder)) for scope, folder in saved.roots], **kwargs)
+        skills._resumed = saved.against(skills.index)
+        return skills
 
     @classmethod
     def from_dir(cls, root: Path, **kwargs) -> SkillSet:
@@ -159,7 +172,8 @@ class SkillSet:
 
         if self._installed is None:
             self._installed = set(self.names)
-        result = check(Gates.from_dict(entry.gates), config=self.config, installed=self._installed)
+        gates = Gates.from_dict(entry.gates)
+        result = check(gates, config=self.config, installed=self._installed, skill_dir=Path(entry.path))
         return "; ".join(f.reason for f in result.failures)
 
     def set_enabled(self, name: str, enabled: bool) -> None:
@@ -358,7 +372,9 @@ class SkillSet:
                 reporter=self.reporter,
                 manage=self.manage_skills,
                 approve=self._approve,
+                snapshot=self._resumed,
             )
+            self._resumed = None
         return self._session
 
     @property

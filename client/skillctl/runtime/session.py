@@ -35,6 +35,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from skillctl import tools
@@ -78,10 +79,12 @@ class Session:
         reporter: Reporter | None = None,
         manage: bool = False,
         approve=None,
+        snapshot: Snapshot | None = None,
     ) -> None:
         self.skills = skills
-        self.snapshot = Snapshot.of(skills.index)
-        self.pinned = PinnedSkills(skills, self.snapshot)
+        # Taken now, or a saved one (SkillSet.resume): the skills this conversation may use.
+        self._snapshot = snapshot or Snapshot.of(skills.index, skills.roots)
+        self.pinned = PinnedSkills(skills, self._snapshot)
         self.policy = policy or ToolPolicy()
         self.reporter = reporter or Reporter()
         self.mcp_call_timeout = mcp_call_timeout
@@ -95,6 +98,25 @@ class Session:
         self._mcp: Any = None  # McpClients, created by the first skill that has a server
         self._router: Any = None  # over the snapshot's offered skills; dropped when enabling changes
         self._lock = threading.Lock()
+        if snapshot is not None:
+            self._restore(snapshot)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The skills this session started with, and which it loaded and made active so far
+        (``session.snapshot().save(path)``; :meth:`SkillSet.resume` continues from the file)."""
+        return replace(self._snapshot, loaded=tuple(self.loaded), active=self.pipeline.active)
+
+    def _restore(self, saved: Snapshot) -> None:
+        """Load again what the saved session had loaded (an MCP server starts only if still
+        trusted; a skill changed since is refused, ``session.skill_changed``)."""
+        for name in saved.loaded:
+            try:
+                self.load_skill(name)
+            except SkillctlError as err:
+                self.reporter.warn(f"{name}: not loaded again ({err.message}) [{err.code}]")
+        if saved.active in self.loaded:
+            self.pipeline.active = saved.active
 
     # --- the conversation ---------------------------------------------------------------------
 
@@ -108,7 +130,7 @@ class Session:
         from skillctl.routing import state
 
         if self._router is None:
-            offered = [e for e in self.snapshot.entries if not self.skills.why_not_offered(e)]
+            offered = [e for e in self._snapshot.entries if not self.skills.why_not_offered(e)]
             self._router = self.skills.router_over(offered)
         return self._router.route(message, history=history, recent=state.recent_skills())
 
@@ -140,7 +162,7 @@ class Session:
         return tools.skill_named(self.pinned, name).manifest
 
     def _refusal(self, name: str) -> tuple[str, str] | None:
-        entry = self.snapshot.entry(name)
+        entry = self._snapshot.entry(name)
         if entry is None:
             return "pipeline.unknown_skill", "no skill of that name was installed when this session started"
         if self.skills.ignore_gates:

@@ -77,3 +77,38 @@ def test_a_skill_changed_before_its_first_load_is_refused_and_a_new_session_sees
 def test_reload_without_changes_says_so(skills_dir):
     skills = SkillSet.from_dir(skills_dir, semantic=False)
     assert skills.reload() is False
+
+
+def test_a_saved_snapshot_resumes_with_its_skills_and_loaded_skill(skills_dir, tmp_path):
+    """Seed 002 keeps a session's skill snapshot with the session: a conversation continued in
+    another process is offered the same skills, and what it had loaded is loaded again."""
+    skills = SkillSet.from_dir(skills_dir, semantic=False)
+    session = skills.session()
+    session.handle_tool_call("load_skill", {"name": "bread"})
+    saved = session.snapshot().save(tmp_path / "session.json")
+    skills.close()
+    write_skill(skills_dir / "added", skill_md("added", "Added after the session.", "New."))
+
+    resumed = SkillSet.resume(saved, semantic=False)
+    again = resumed.session()
+    assert sorted(again.snapshot.names) == ["bread", "guitar"]  # the skill added since is not offered
+    assert again.loaded == ["bread"] and again.active_skill == "bread"
+    assert "tool.unknown_skill" in again.handle_tool_call("load_skill", {"name": "added"})
+    assert "Tune to E." in again.handle_tool_call("load_skill", {"name": "guitar"})
+    assert "added" in resumed.names  # the SkillSet itself sees the folders as they are now
+
+
+def test_a_skill_changed_since_the_save_is_refused_after_resume(skills_dir, tmp_path):
+    saved = SkillSet.from_dir(skills_dir, semantic=False).session().snapshot().save(tmp_path / "s.json")
+    (skills_dir / "guitar" / "SKILL.md").write_text(skill_md("guitar", "Tune guitars.", "Changed."))
+    session = SkillSet.resume(saved, semantic=False).session()
+    assert "session.skill_changed" in session.handle_tool_call("load_skill", {"name": "guitar"})
+
+
+def test_a_file_that_is_not_a_snapshot_is_refused_with_a_code(tmp_path):
+    from skillctl.errors import SkillctlError
+
+    (tmp_path / "bad.json").write_text(json.dumps({"format": 99}))
+    with pytest.raises(SkillctlError) as err:
+        SkillSet.resume(tmp_path / "bad.json")
+    assert err.value.code == "session.snapshot_invalid"
