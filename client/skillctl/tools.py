@@ -45,9 +45,10 @@ _SPECS = [
 TOOL_NAMES = tuple(s["name"] for s in _SPECS)
 
 
-def specs() -> list[dict]:
-    """The provider-neutral specs (name, description, JSON-schema parameters) of these tools."""
-    return [dict(s) for s in _SPECS]
+def specs(*, skills_available: bool = True) -> list[dict]:
+    """The provider-neutral specs (name, description, JSON-schema parameters) of these tools;
+    none when no skill is available to load."""
+    return [dict(s) for s in _SPECS] if skills_available else []
 
 
 def openai_tools(specs: list[dict] | None = None) -> list[dict]:

@@ -11,7 +11,8 @@ What the session sees is its :class:`~skillctl.runtime.snapshot.Snapshot` (a rel
 change a running conversation); which skill is active and where it hands over is its
 :class:`~skillctl.runtime.pipeline.Pipeline`.
 
-A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.tools`). Loading a
+A session starts with ``load_skill`` and ``read_skill_file`` (:mod:`skillctl.tools`), offered
+while at least one of its skills is available. Loading a
 skill makes it the active skill; one that declares an ``mcp`` server starts it
 (:mod:`skillctl.runtime.mcp_clients`, from :mod:`skillctl.runtime.mcp_spec`) and adds its
 tools, ``mcp:<skill>.<tool>``; so ask for ``tool_definitions()`` again after a ``load_skill``.
@@ -182,7 +183,8 @@ class Session:
     def tool_definitions(self, provider: str = "openai") -> list[dict]:
         """The tools the policy allows now: ours, skill_transition while the active skill has
         conditional next skills, then the MCP tools of loaded skills."""
-        specs = [spec for spec in tools.specs() if self.policy.allows(spec["name"])]
+        available = self.skills_available()
+        specs = [spec for spec in tools.specs(skills_available=available) if self.policy.allows(spec["name"])]
         transition = self.pipeline.tool_spec()
         if transition is not None and self.policy.allows(TRANSITION_TOOL):
             specs.append(transition)
@@ -199,6 +201,11 @@ class Session:
                 }
             )
         return tools.tool_definitions(provider, specs)
+
+    def skills_available(self) -> bool:
+        """Is any skill of the snapshot offered (enabled, able to work here)? Without one, the
+        bridge tools load_skill and read_skill_file are not offered (seed 001)."""
+        return any(not self.skills.why_not_offered(e) for e in self.snapshot.entries)
 
     def mcp_tools(self) -> list:
         return self._mcp.tools() if self._mcp is not None else []

@@ -44,3 +44,21 @@ def test_malformed_calls_are_answered_not_raised(tmp_path, home):
     for tool, arguments in [("load_skill", "[1, 2]"), ("load_skill", "{not json"), (None, {}), ("mcp__x__y", {})]:
         reply = json.loads(skills.handle_tool_call(tool, arguments))
         assert reply["error"] in ("tool.bad_call", "tool.unknown")
+
+
+def test_the_bridge_tools_are_offered_only_while_a_skill_is_available(tmp_path, home):
+    """Seed 001: load_skill and read_skill_file appear only when there is a skill to load."""
+    root = tmp_path / "skills"
+    root.mkdir()
+    with SkillSet.from_dir(root, semantic=False) as empty:
+        assert empty.tool_definitions("openai") == []
+    write_skill(root / "notes", "---\nname: notes\ndescription: Take notes.\n---\nHi.\n")
+    # A skill that cannot work here (a missing binary) is not available either.
+    write_skill(
+        tmp_path / "gated" / "gh",
+        "---\nname: gh\ndescription: GitHub.\nrequires:\n  bins: [no-such-binary-zq9]\n---\nHi.\n",
+    )
+    with SkillSet.from_dir(tmp_path / "gated", semantic=False) as gated:
+        assert gated.tool_definitions("openai") == []
+    with SkillSet.from_dir(root, semantic=False) as skills:
+        assert [t["name"] for t in skills.tool_definitions("anthropic")] == ["load_skill", "read_skill_file"]

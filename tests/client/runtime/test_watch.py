@@ -4,8 +4,11 @@ a session's snapshot taken before them does not change."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,10 +93,32 @@ def test_close_stops_every_watcher(skills):
     assert not any(w.running for w in watchers)
 
 
-def test_a_root_that_does_not_exist_is_not_watched(tmp_path, home):
-    with SkillSet.from_dir(tmp_path / "missing", semantic=False) as skills:
+def test_a_skills_folder_created_after_the_start_is_watched(tmp_path, home):
+    """A fresh project has no .agents/skills yet: the first skill installed there is seen."""
+    root = tmp_path / "later" / "skills"
+    with SkillSet.from_dir(root, semantic=False) as skills:
         watcher = skills.watch()
-        assert watcher.wait_armed(0) and not watcher.running and watcher.roots == []
+        assert watcher.wait_armed(0) and watcher.running and watcher.roots == []
+        write_skill(root / "chess", skill_md("chess", "Play chess openings like the sicilian defence.", "e4 c5."))
+        wait_until(lambda: routed(skills, "play the sicilian defence") == ["chess"], timeout=SEEN_WITHIN_S)
+        assert watcher.roots == [root]
+        write_skill(root / "go", skill_md("go", "Play the game of go.", "Take the corners."))  # now watched
+        wait_until(lambda: "go" in skills.names, timeout=SEEN_WITHIN_S, what="a second skill in the new folder")
+        watcher.stop()
+        assert not watcher.running
+
+
+def test_the_watch_example_runs_in_an_empty_folder(tmp_path, home):
+    example = Path(__file__).parents[3] / "docs" / "watch_example.py"
+    project = tmp_path / "fresh"
+    project.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, str(example)], cwd=project, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    routed_now, records, begun = done.stdout.splitlines()
+    assert routed_now == "['chess']" and records == "[]" and begun == "[]"
 
 
 def test_a_failed_reload_is_reported_and_watching_goes_on(skills, monkeypatch):
