@@ -8,9 +8,11 @@ allows it (``group:management``; only the ``full`` profile has it). Actions:
 - ``show``: one skill's manifest: version, path, next skills, toolsets, MCP server, allowed tools;
 - ``enable`` / ``disable``: write ``[skills.<key>] enabled`` in config.toml, the setting
   ``skillctl check`` reads and ``skillctl config set skills.NAME.enabled`` writes;
-- ``install`` (what ``skillctl install`` takes: a registry name, a folder, a git URL, an archive)
-  and ``create`` (a new skill folder from a name, a description and instructions): they change
-  what runs on the user's machine, so they happen only when the application's approval callback
+- ``install`` (what ``skillctl install`` takes: a registry name, a folder, a git URL, an archive),
+  ``create`` (a new skill folder from a name, a description and instructions) and ``delete``
+  (``skillctl uninstall`` of a skill in the project's or the user's skills folder, seed 003's
+  ``delete_skill``; a workspace, bundled or extra folder is the user's to edit, never ours):
+  they change what runs on the user's machine, so they happen only when the application's approval callback
   (``SkillSet(approve=callback)``, called with an :class:`ApprovalRequest`) returns True.
   Without a callback they are refused (``management.needs_approval``); a callback's no is
   ``management.declined``. Neither ever trusts a skill's MCP command: an installed skill's
@@ -41,9 +43,11 @@ class Action(Enum):
     DISABLE = "disable"
     INSTALL = "install"
     CREATE = "create"
+    DELETE = "delete"
 
 
-APPROVED_ACTIONS = (Action.INSTALL, Action.CREATE)  # what changes the installed code needs a yes
+APPROVED_ACTIONS = (Action.INSTALL, Action.CREATE, Action.DELETE)  # changes to the installed code need a yes
+INSTALL_SCOPES = ("project", "user")  # the discovery scopes skillctl installs into (discovery.SCOPES)
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,9 @@ class ApprovalRequest:
     """What the model asks to do, for the application to say yes or no to."""
 
     action: Action
-    name: str  # the skill to create; for install, what the source names (may be "")
-    source: str  # install: the argument of `skillctl install`; create: ""
-    destination: str  # the skills folder it would go into
+    name: str  # the skill to create or delete; for install, what the source names (may be "")
+    source: str  # install: the argument of `skillctl install`; create, delete: ""
+    destination: str  # the skills folder it would go into (delete: the folder removed)
     description: str = ""  # create: the new skill's description
     instructions: str = ""  # create: the new skill's instructions (the body of SKILL.md)
 
@@ -63,12 +67,12 @@ Approve = Callable[[ApprovalRequest], bool]
 SPEC = {
     "name": MANAGEMENT_TOOL,
     "description": "Manage the installed skills: list them, show one, enable or disable one, or ask to "
-    "install or create one (the user's application must approve those two). Answers are JSON.",
+    "install, create or delete one (the user's application must approve those three). Answers are JSON.",
     "parameters": {
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": [a.value for a in Action]},
-            "name": {"type": "string", "description": "The skill (show, enable, disable, create)."},
+            "name": {"type": "string", "description": "The skill (show, enable, disable, create, delete)."},
             "source": {
                 "type": "string",
                 "description": "install: a registry skill NAME[@VERSION], a folder, a git URL or an archive.",
@@ -103,6 +107,8 @@ class SkillManagement:
             raise TypeError(f"{action.value} needs the skill's name")
         if action is Action.SHOW:
             return _json(self._show(name))
+        if action is Action.DELETE:
+            return _json(self._delete(name))
         self.skills.set_enabled(name, action is Action.ENABLE)
         self.changed()
         return _json({"name": name, "enabled": action is Action.ENABLE})
@@ -157,7 +163,7 @@ class SkillManagement:
         from skillctl.authoring import skill_create
         from skillctl.format.load import load_skill
 
-        parent = Path(self.skills.roots[0][1])
+        parent = self._create_folder()
         self._require_approval(ApprovalRequest(Action.CREATE, name, "", str(parent), description, instructions))
         target = skill_create(parent, name, description=description, body=instructions)
         report = load_skill(target)
@@ -173,6 +179,27 @@ class SkillManagement:
             )
         self.skills.reload()
         return {"created": name, "path": str(target), "note": _NEXT_SESSION}
+
+    def _delete(self, name: str) -> dict:
+        from skillctl.installer import Operations
+
+        entry = self.skills.entry(name)
+        if entry is None:
+            raise SkillctlError(
+                f"no skill named {name!r}", hint="`list` shows the installed skills.", code="tool.unknown_skill"
+            )
+        folder = Path(entry.path)
+        scope = _installed_scope(entry.scope, folder)
+        self._require_approval(ApprovalRequest(Action.DELETE, name, "", str(folder)))
+        operations = Operations.for_scope(scope, config=self.skills.config, reporter=self.skills.reporter)
+        changes = operations.uninstall([folder.name])
+        self.skills.reload()
+        return {"changes": [c.to_dict() for c in changes], "note": _DELETED}
+
+    def _create_folder(self) -> Path:
+        """Where ``create`` writes: the project's skills folder (or the first folder searched)."""
+        roots = self.skills.roots
+        return Path(next((root for scope, root in roots if scope in INSTALL_SCOPES), roots[0][1]))
 
     def _install_scope(self):
         from skillctl import paths
@@ -205,6 +232,26 @@ class SkillManagement:
 
 
 _NEXT_SESSION = "Skills installed or created now are available from the next session, not in this conversation."
+_DELETED = "The skill is gone from the next session on; this conversation keeps the skills it started with."
+
+
+def _installed_scope(scope: str, folder: Path):
+    """The install scope whose skills folder holds ``folder``; ``management.not_removable`` for a
+    folder skillctl does not install into (workspace, bundled, extra, ``.agent/skills``)."""
+    from skillctl.installer.project import Scope
+
+    found = None
+    if scope == "user":
+        found = Scope.user()
+    elif scope == "project":
+        found = Scope.project(folder.parents[2])
+    if found is None or found.skills_dir.resolve() != folder.parent.resolve():
+        raise SkillctlError(
+            f"{folder.name!r} is in {folder.parent}, a {scope} folder skillctl does not install into",
+            hint="Tell the user; they can remove the folder themselves.",
+            code="management.not_removable",
+        )
+    return found
 
 
 def _offered(skills, entry) -> dict:

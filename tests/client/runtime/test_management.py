@@ -89,7 +89,7 @@ def test_show_gives_the_manifest_of_one_skill(project):
 
 def test_malformed_calls_are_bad_calls(project):
     skills = open_skills(project)
-    assert manage(skills, action="delete", name="notes")["error"] == "tool.bad_call"
+    assert manage(skills, action="explode", name="notes")["error"] == "tool.bad_call"
     assert manage(skills, action="enable")["error"] == "tool.bad_call"
     assert manage(skills, action="create", name="x")["error"] == "tool.bad_call"
 
@@ -194,3 +194,39 @@ def test_install_into_a_folder_of_skills_has_no_scope(tmp_path, home):
     write_skill(tmp_path / "skills" / "notes", "---\nname: notes\ndescription: Notes.\n---\n")
     skills = SkillSet.from_dir(tmp_path / "skills", semantic=False, manage_skills=True, approve=lambda r: True)
     assert manage(skills, action="install", source="weather")["error"] == "management.no_scope"
+
+
+# --- delete ------------------------------------------------------------------------------------
+
+
+def test_delete_needs_the_same_approval_as_install(project):
+    assert manage(open_skills(project), action="delete", name="notes")["error"] == "management.needs_approval"
+    asked: list[ApprovalRequest] = []
+    skills = open_skills(project, approve=lambda request: asked.append(request) or False)
+    assert manage(skills, action="delete", name="notes")["error"] == "management.declined"
+    [request] = asked
+    assert (request.action, request.name) == (Action.DELETE, "notes")
+    assert request.destination == str(project / ".agents" / "skills" / "notes")
+    assert (project / ".agents" / "skills" / "notes" / "SKILL.md").is_file()
+
+
+def test_an_approved_delete_uninstalls_for_the_next_session(project, tmp_path):
+    skills = open_skills(project, approve=lambda request: True)
+    source = write_skill(tmp_path / "src" / "weather", NEW_SKILL)
+    manage(skills, action="install", source=str(source))
+    skills.close()
+    session = skills.session()
+    reply = manage(skills, action="delete", name="weather")
+    assert [(c["name"], c["action"]) for c in reply["changes"]] == [("weather", "removed")]
+    assert not (project / ".agents" / "skills" / "weather").exists() and "weather" not in skills.names
+    assert "weather" not in (project / "skills.toml").read_text()
+    assert "weather" in session.snapshot.names  # the running conversation keeps its snapshot
+
+
+def test_a_skill_outside_the_install_folders_is_not_removable(project):
+    write_skill(project / "skills" / "house", "---\nname: house\ndescription: Workspace skill.\n---\n")
+    asked: list = []
+    skills = open_skills(project, approve=lambda request: asked.append(request) or True)
+    assert manage(skills, action="delete", name="house")["error"] == "management.not_removable"
+    assert manage(skills, action="delete", name="ghost")["error"] == "tool.unknown_skill"
+    assert not asked and (project / "skills" / "house" / "SKILL.md").is_file()
