@@ -195,5 +195,6 @@ CODES: dict[str, str] = {
     "transport.insecure_url": "a URL that is neither https nor loopback",
     "update.names_and_all": "update with NAMES and --all",
     "vars.invalid_file": "a vars file that cannot be read",
+    "vars.missing": "a skill's required variable has no value: the skill is unavailable and its instructions are not given",
     "version.spec": "a version spec that is no version, range or tag",
 }

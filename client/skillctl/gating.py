@@ -3,7 +3,12 @@
 Gates, in order: ``disabled`` (config ``enabled = false``, or ``default_enabled: false`` without
 ``enabled = true``), ``os``, ``bins`` (all on PATH), ``anyBins`` (one on PATH), ``env`` (set in
 the environment, in ``[skills.<key>.env]``, or the ``apiKey`` for ``primaryEnv``), ``config``
-(dotted keys of config.toml that must be truthy), ``skills`` (other skills installed).
+(dotted keys of config.toml that must be truthy), ``skills`` (other skills installed), ``vars``
+(required variables have a value, seed 003: else the instructions cannot be rendered).
+
+``always: true`` (seed 002) skips the machine's gates, os to skills. It does not skip
+``disabled`` (the user's own choice wins over the author's) nor ``vars`` (a skill whose
+variables have no value is never given to a model).
 
 Every failure has a reason and, where one is known, the command that would fix it (from the
 skill's ``install`` specs, or the ``skillctl`` command). Reasons name variables, never values.
@@ -31,7 +36,7 @@ _INSTALLER_TOOL = {"brew": "brew", "apt": "apt-get", "npm": "npm", "go": "go", "
 
 @dataclass
 class GateFailure:
-    gate: str  # os | bins | anyBins | env | config | skills | disabled
+    gate: str  # os | bins | anyBins | env | config | skills | disabled | vars
     reason: str
     fix: str | None = None
 
@@ -63,6 +68,8 @@ class Gates:
     config: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     primary_env: str = ""
+    always: bool = False  # seed 002: the machine's gates do not apply
+    vars: tuple[str, ...] = ()  # required variables without a default
     install: tuple = ()  # InstallSpec, for fix suggestions only; not kept in the index
 
     @classmethod
@@ -78,12 +85,14 @@ class Gates:
             tuple(r.config),
             tuple(r.skills),
             manifest.primary_env,
+            manifest.always,
+            tuple(n for n, v in manifest.vars.items() if v.required and v.default is None),
             tuple(manifest.install),
         )
 
     def declared(self) -> bool:
         """Any requirement beyond being enabled?"""
-        return bool(self.os or self.bins or self.any_bins or self.env or self.config or self.skills)
+        return bool(self.os or self.bins or self.any_bins or self.env or self.config or self.skills or self.vars)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if k != "install"}
@@ -111,7 +120,9 @@ def check_gates(
     platform: str | None = None,
 ) -> GateResult:
     """Every gate the skill fails here; ``installed=None`` skips the required-skills gate."""
-    return check(Gates.of(manifest), config=config, env=env, installed=installed, platform=platform)
+    return check(
+        Gates.of(manifest), config=config, env=env, installed=installed, platform=platform, skill_dir=skill_dir
+    )
 
 
 def check(
@@ -121,19 +132,23 @@ def check(
     env: Mapping[str, str] | None = None,
     installed: set[str] | None = None,
     platform: str | None = None,
+    skill_dir: Path | None = None,
 ) -> GateResult:
-    """:func:`check_gates` on what the skill declared (``config=None``: no configuration)."""
+    """:func:`check_gates` on what the skill declared (``config=None``: no configuration;
+    ``skill_dir``: where its ``vars.json`` is, None for none)."""
     env = os.environ if env is None else env
     platform = platform or current_platform()
-    failures = [
-        *_disabled(gates, config),
-        *_os(gates, platform),
-        *_bins(gates, env, platform),
-        *_any_bins(gates, env, platform),
-        *_env(gates, config, env),
-        *_config_keys(gates, config),
-        *_skills(gates, installed),
-    ]
+    failures = _disabled(gates, config)
+    if not gates.always:
+        failures += [
+            *_os(gates, platform),
+            *_bins(gates, env, platform),
+            *_any_bins(gates, env, platform),
+            *_env(gates, config, env),
+            *_config_keys(gates, config),
+            *_skills(gates, installed),
+        ]
+    failures += _vars(gates, env, skill_dir)
     return GateResult(ok=not failures, failures=failures)
 
 
@@ -234,4 +249,21 @@ def _skills(gates: Gates, installed: set[str] | None) -> list[GateFailure]:
         GateFailure("skills", f"needs the skill {name}, which is not installed", f"skillctl install {name}")
         for name in gates.skills
         if name not in installed
+    ]
+
+
+def _vars(gates: Gates, env: Mapping[str, str], skill_dir: Path | None) -> list[GateFailure]:
+    from skillctl.errors import SkillctlError
+    from skillctl.vars import SKILL_VARS_FILE, unresolved
+
+    if not gates.vars:
+        return []
+    try:
+        missing = unresolved(gates.vars, key=gates.key, skill_dir=skill_dir, env=env)
+    except SkillctlError as err:  # a vars.json or variables.json that is not a JSON object
+        return [GateFailure("vars", err.message, err.hint)]
+    where = f"{skill_dir / SKILL_VARS_FILE} or variables.json" if skill_dir is not None else "variables.json"
+    return [
+        GateFailure("vars", f"required variable {name} has no value", f"set it in {where}, or export {name}")
+        for name in missing
     ]

@@ -184,6 +184,7 @@ def load_full(skill, *, config=None, env=None) -> FullSkill:
 
     base = Path(skill.path).resolve()
     resolved = resolve_vars(skill.manifest, base, env=env, config=config)
+    resolved.require(skill.name)
     text = resolved.substitute(skill.report.body.strip()).replace("{baseDir}", str(base))
     text = resolved.mask(text)
     resources = sorted(f.path for f in skill.report.files if f.path.startswith(RESOURCE_DIRS))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,9 +46,27 @@ class ResolvedVars:
     missing: list[str] = field(default_factory=list)  # required variables without a value
     sources: dict[str, str] = field(default_factory=dict)  # name -> where its value came from
 
+    unset: set[str] = field(default_factory=set)  # declared variables without a value
+
     def substitute(self, text: str) -> str:
-        """Replace ``{{VAR}}`` with known values; unknown placeholders stay as they are."""
-        return _PLACEHOLDER.sub(lambda m: self.values.get(m.group(1), m.group(0)), text)
+        """Replace ``{{VAR}}`` with known values, and a declared variable without one with "" (no
+        placeholder of the skill's reaches a model); other ``{{...}}`` text stays as it is."""
+        return _PLACEHOLDER.sub(lambda m: self._value(m.group(1), m.group(0)), text)
+
+    def _value(self, name: str, placeholder: str) -> str:
+        if name in self.values:
+            return self.values[name]
+        return "" if name in self.unset else placeholder
+
+    def require(self, skill: str) -> None:
+        """SkillctlError(vars.missing) when a required variable has no value."""
+        if self.missing:
+            names = ", ".join(self.missing)
+            raise SkillctlError(
+                f"skill {skill!r} is unavailable: required variable {names} has no value",
+                hint=f"set it in the skill's {SKILL_VARS_FILE} or {GLOBAL_VARS_FILE}, or export it (skillctl check)",
+                code="vars.missing",
+            )
 
     def mask(self, text: str) -> str:
         # Longest first, so a secret containing another secret is masked whole.
@@ -104,12 +122,7 @@ def resolve_vars(
     config: Config | None = None,
 ) -> ResolvedVars:
     env = os.environ if env is None else env
-    global_file = _read_json_object(paths.config_dir() / GLOBAL_VARS_FILE)
-    layers = [
-        ("vars.json", _strings(_read_json_object(Path(skill_dir) / SKILL_VARS_FILE))),
-        ("variables.json", _strings(global_file.get(manifest.key))),
-        ("variables.json:_global", _strings(global_file.get(GLOBAL_SECTION))),
-    ]
+    layers = _layers(manifest.key, skill_dir)
     declared = manifest.vars
     names = list(declared) + [n for _, layer in layers for n in layer if n not in declared]
     result = ResolvedVars()
@@ -118,6 +131,7 @@ def resolve_vars(
         if value is None:
             if name in declared and declared[name].required:
                 result.missing.append(name)
+            result.unset.add(name)
             continue
         result.values[name] = value
         result.sources[name] = source
@@ -126,6 +140,24 @@ def resolve_vars(
     if config is not None:
         result.secrets.update(_config_secrets(manifest, config))
     return result
+
+
+def _layers(key: str, skill_dir: Path | None) -> list[tuple[str, dict[str, str]]]:
+    """(source, values) of the files, highest first; no skill folder: no ``vars.json``."""
+    global_file = _read_json_object(paths.config_dir() / GLOBAL_VARS_FILE)
+    own = _read_json_object(Path(skill_dir) / SKILL_VARS_FILE) if skill_dir is not None else {}
+    return [
+        ("vars.json", _strings(own)),
+        ("variables.json", _strings(global_file.get(key))),
+        ("variables.json:_global", _strings(global_file.get(GLOBAL_SECTION))),
+    ]
+
+
+def unresolved(names: Sequence[str], *, key: str, skill_dir: Path | None, env: Mapping[str, str]) -> list[str]:
+    """The required variables among ``names`` (declared without a default) that no file and no
+    environment variable gives a value: what makes a skill unavailable (the ``vars`` gate)."""
+    layers = _layers(key, skill_dir)
+    return [n for n in names if not any(n in layer for _, layer in layers) and not env.get(n)]
 
 
 def _lookup(name, layers, declared, env) -> tuple[str | None, str]:
@@ -166,3 +198,11 @@ def env_for_skill(manifest: Manifest, config: Config, env: Mapping[str, str] | N
     if manifest.primary_env and api_key and not result.get(manifest.primary_env):
         result[manifest.primary_env] = str(api_key)
     return result
+
+
+def render_for_model(text: str, manifest: Manifest, skill_dir: Path, *, config: Config | None = None) -> str:
+    """A skill's text as a model may read it: its variables substituted (vars.missing when a
+    required one has no value) and their secret values masked."""
+    resolved = resolve_vars(manifest, skill_dir, config=config)
+    resolved.require(manifest.name)
+    return resolved.mask(resolved.substitute(text))

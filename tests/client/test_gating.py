@@ -204,3 +204,41 @@ def test_gates_kept_by_the_routing_index_give_the_same_verdict(tmp_path):
     again = check(stored, config=config, env={}, installed=set(), platform="linux")
     assert [f.gate for f in again.failures] == [f.gate for f in direct.failures] == ["bins", "env", "config", "skills"]
     assert [f.gate for f in check(stored, config=None, env={}, installed=set(), platform="win32").failures][0] == "os"
+
+
+# --- seed 002's `always`, seed 003's required variables (issue 36 items 2, 3) -------------------
+def test_always_skips_the_machine_gates(tmp_path):
+    m = skill(always=True, os=["win32"], requires=Requires(bins=["nope"], env=["NOPE_TOKEN"], config=["x.y"]))
+    assert gate(m, tmp_path, platform="linux").ok
+    assert not gate(skill(os=["win32"], requires=Requires(bins=["nope"])), tmp_path, platform="linux").ok
+
+
+def test_always_does_not_override_disabling_in_config(tmp_path):
+    config = Config(skills={"hello": {"enabled": False}})
+    result = gate(skill(always=True), tmp_path, config=config)
+    assert [f.gate for f in result.failures] == ["disabled"]
+
+
+def test_a_required_variable_without_value_fails_the_vars_gate_naming_it(tmp_path, monkeypatch):
+    from skillctl.format.manifest import VarSpec
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    m = skill(vars={"API_TOKEN": VarSpec(required=True, secret=True), "STYLE": VarSpec(default="x")})
+    [failure] = gate(m, tmp_path).failures
+    assert failure.gate == "vars" and "API_TOKEN" in failure.reason and "STYLE" not in failure.reason
+    assert gate(m, tmp_path, env={"API_TOKEN": "t"}).ok
+    (tmp_path / "vars.json").write_text('{"API_TOKEN": "from-file"}')
+    assert gate(m, tmp_path).ok
+    assert gate(skill(always=True, vars=m.vars), tmp_path / "elsewhere").failures[0].gate == "vars"
+
+
+def test_the_routing_index_keeps_always_and_required_variables(tmp_path, monkeypatch):
+    from skillctl.format.manifest import VarSpec
+    from skillctl.gating import Gates, check
+
+    monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
+    m = skill(always=True, requires=Requires(bins=["nope"]), vars={"API_TOKEN": VarSpec(required=True)})
+    stored = Gates.from_dict(Gates.of(m).to_dict())
+    assert stored.always and stored.vars == ("API_TOKEN",) and Gates.of(skill(vars=m.vars)).declared()
+    result = check(stored, config=None, env={}, skill_dir=tmp_path)
+    assert [(f.gate, "API_TOKEN" in f.reason) for f in result.failures] == [("vars", True)]

@@ -33,7 +33,7 @@ from skillctl.gating import Gates
 from skillctl.routing import manifests as rm
 from skillctl.routing.compiled import CompiledManifest, compile_manifest
 
-INDEX_VERSION = 11
+INDEX_VERSION = 12  # 12: gates keep `always` and required vars, read from metadata too
 CHARS_PER_TOKEN = 4  # the usual rough estimate for English text and code
 # File systems stamp mtimes with a coarse clock (a tick of a few ms; FAT: 2 s): an edit of a
 # SKILL.md within this window of the index write may keep its (mtime, size), so its digest decides.

@@ -81,12 +81,15 @@ class SkillTools:
         prefix, _, rest = uri.partition("://")
         name, _, file = rest.partition("/")
         entry = self.skills.entry(name) if prefix == "skill" and file == "SKILL.md" else None
-        if entry is None:
-            return None
+        if entry is None or self.skills.why_not_offered(entry) or (skill := self.skills.get(name)) is None:
+            return None  # unavailable here (gates, a required variable without value): not offered
         try:
-            return (Path(entry.path) / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+            text = (Path(entry.path) / "SKILL.md").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None  # removed since the index was read
+        from skillctl.vars import render_for_model
+
+        return render_for_model(text, skill.manifest, Path(entry.path), config=self.config)
 
     def _description(self, name: str) -> str:
         entry = self.skills.entry(name)
@@ -112,7 +115,7 @@ def build_server(tools: SkillTools, *, allows: Callable[[str], bool] = lambda na
                     description=entry.manifest.description,
                     mime_type="text/markdown",
                 )
-                for entry in tools.skills.index.entries
+                for entry in tools.skills.offered()
             ]
 
         async def read_resource(self, uri, context=None):

@@ -71,6 +71,26 @@ def test_all_gates_pass_exit_0(capsys, project):
     assert "1 checked, all ok" in err
 
 
+def test_seed_002_requirements_directly_under_metadata_fail_check(capsys, project):
+    add_skill(
+        project,
+        "github",
+        "metadata:\n  requires:\n    bins: [gh]\n    env: [GITHUB_TOKEN]\n  primaryEnv: GITHUB_TOKEN\n"
+        "  install:\n    - kind: brew\n      formula: gh\n      bins: [gh]\n",
+    )
+    found = failures(capsys, "github")
+    assert [f["gate"] for f in found] == ["bins", "env"]
+    assert found[0]["fix"] == "brew install gh"
+    write_config(project, '[skills.github]\napiKey = "k-secret-value"\n')
+    add_bin(project, "gh")
+    assert failures(capsys, "github") == []
+
+
+def test_always_true_skips_the_gates(capsys, project):
+    add_skill(project, "always-on", "always: true\nrequires:\n  bins: [not-installed-anywhere]\n")
+    assert failures(capsys, "always-on") == []
+
+
 def test_os_gate(capsys, project):
     other = "darwin" if __import__("sys").platform.startswith("linux") else "linux"
     add_skill(project, "mac", f"os: [{other}]\n")
@@ -197,3 +217,9 @@ def test_collisions_between_project_and_user_scope_are_warned(capsys, project, t
     assert code == 0 and "dup is in more than one place" in err
     doc = json.loads(run(capsys, "check", "--json")[1])
     assert doc["collisions"][0]["name"] == "dup"
+
+
+def test_an_invalid_vars_json_is_one_vars_failure(capsys, project):
+    add_skill(project, "broken-vars", "vars:\n  CITY:\n    required: true\n", files={"vars.json": "not json"})
+    [f] = failures(capsys, "broken-vars")
+    assert f["gate"] == "vars" and "vars.json" in f["reason"]
