@@ -206,3 +206,22 @@ def render_for_model(text: str, manifest: Manifest, skill_dir: Path, *, config: 
     resolved = resolve_vars(manifest, skill_dir, config=config)
     resolved.require(manifest.name)
     return resolved.mask(resolved.substitute(text))
+
+
+def run_env(
+    manifest: Manifest, skill_dir: Path, *, config: Config | None, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], set[str]]:
+    """(the variables a run of the skill gets, the values to mask in what it prints): the ones
+    it declares (``requires.env``, ``primaryEnv``, ``vars``) with the values that satisfy
+    ``skillctl check`` (environment, ``[skills.<key>.env]``, ``apiKey``, vars files, defaults).
+    Nothing undeclared leaves this machine's environment."""
+    from skillctl.config import Config
+
+    config = config if config is not None else Config()
+    environment = env_for_skill(manifest, config, env)
+    resolved = resolve_vars(manifest, skill_dir, env=environment, config=config)
+    required = [n for n in (*manifest.requires.env, manifest.primary_env) if n and environment.get(n)]
+    given = {n: environment[n] for n in required}
+    given.update({n: v for n, v in resolved.values.items() if n in manifest.vars})
+    # Credentials: what gates on env and primaryEnv name is a token or key more often than not.
+    return given, resolved.secrets | {given[n] for n in required}

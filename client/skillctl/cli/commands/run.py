@@ -81,6 +81,7 @@ def run(
     input_value = _parse_input(input_)  # usage errors first
     folder = resolve_skill(skill)
     config = _config_or_none(app)
+    env, mask = _skill_env(folder, config)
     request = request_for(
         folder,
         config=config,
@@ -92,6 +93,7 @@ def run(
         output_dir=output_dir,
         image=image,
         command=list(argv) or None,
+        env=env,
     )
     if request.runtime is not None and request.runtime.requires_network and not request.allow_network:
         console.warn(
@@ -99,6 +101,7 @@ def run(
             f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)"
         )
     result = run_skill(request)
+    result.stdout, result.stderr = mask(result.stdout), mask(result.stderr)
     if as_json:
         console.out_json(result.to_dict())
     else:
@@ -139,6 +142,18 @@ def _parse_input(raw: str | None):
         raise UsageError(
             f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.', code="run.input_not_json"
         ) from None
+
+
+def _skill_env(folder: Path, config):
+    """(the variables the skill declares, with values; the function masking their secrets)."""
+    from skillctl.format import load_skill
+    from skillctl.vars import ResolvedVars, run_env
+
+    report = load_skill(folder)
+    if report.manifest is None:
+        return {}, str  # request_for says what is wrong with the skill
+    env, secrets = run_env(report.manifest, folder, config=config)
+    return env, ResolvedVars(secrets=secrets).mask
 
 
 def _config_or_none(app: App):
