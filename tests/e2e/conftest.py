@@ -133,12 +133,14 @@ def start_registry(
     server: str = "runserver",
     env_extra: dict[str, str] | None = None,
     then: list[list[str]] | None = None,
+    port: int | None = None,
 ) -> LiveRegistry:
     """Migrate a fresh SQLite registry in ``data_dir``, issue a token, serve it on a free port.
     ``then``: more management commands (argument lists) to run before it serves.
 
     ``server`` is ``runserver`` (the tests), ``gunicorn`` (bench/install.py) or ``uvicorn``
-    (what `make run` serves; bench/publish.py).
+    (what `make run` serves; bench/publish.py). ``port``: serve there (a restart on the same
+    data folder keeps the URL its installs recorded), else a free one.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {
@@ -161,7 +163,7 @@ def start_registry(
         env,
     )
     token = issued.strip().splitlines()[-1]
-    port = _free_port()
+    port = port or _free_port()
     log = data_dir / "server.log"
     process = subprocess.Popen(
         _server_command(server, port),
