@@ -316,18 +316,27 @@ class Placer:
         self._settled.append(journal)
 
     def _save_routing_manifest(self, fetched: Fetched, name: str) -> None:
-        if fetched.routing_manifest is None:
-            return
+        """The registry's routing manifest, else one made here by the registry's own generator
+        (a folder, archive, URL or git source; a registry that has none)."""
+        from skillctl.routing.manifests import save_registry_manifest
+
         try:
-            from skillctl.routing.manifests import save_registry_manifest
-        except ImportError:
-            return
-        try:
-            data = fetched.routing_manifest()
+            data = fetched.routing_manifest() if fetched.routing_manifest is not None else None
+            if not data:
+                data = self._generated_manifest(name)
             if data:
                 save_registry_manifest(name, fetched.sha256, data)
         except SkillctlError as err:  # routing falls back to an offline manifest
             self.reporter.warn(f"{name}: routing manifest not saved ({err.message})")
+
+    def _generated_manifest(self, name: str) -> dict | None:
+        from skillctl.routing.llm_manifest import LLMConfig
+        from skillctl.routing.manifests import installed_manifest
+
+        data = installed_manifest(self.scope.skills_dir / name, llm=LLMConfig.from_env())
+        if data and data.get("note"):
+            self.reporter.warn(f"{name}: {data['note']}")
+        return data
 
     # --- removing -----------------------------------------------------------------------
 

@@ -4,6 +4,12 @@ A manifest comes from the registry (LLM-generated: category, keywords, phrases, 
 queries, a negative constraint) when the installed version has one, or is built offline from the
 skill's name, description, headings and ``triggers``: no network, no model. Registry manifests
 are stored under ``paths.state_dir()``, never inside a skill folder.
+
+A skill installed from a folder, archive, URL or git gets a stored manifest too
+(:func:`installed_manifest`, saved by the installer): the same generator the registry's manifest
+check runs (:mod:`skillctl.routing.llm_manifest`: the LLM's with ``SKILLYARD_LLM_*``, else the
+offline one), with the ``keywords.json`` a skill ships (seed 000's ``category``, ``keywords``,
+``phrases``) taking the place of the generated fields it gives.
 """
 
 from __future__ import annotations
@@ -64,8 +70,9 @@ class RoutingManifest:
     passages: list[str] = field(default_factory=list)  # from the body: examples when there are no queries
     negative: str = ""  # the negative constraint: what the skill is NOT for
     trigger_words: list[str] = field(default_factory=list)  # `triggers` keywords + verbs
+    trigger_verbs: list[str] = field(default_factory=list)  # the verbs among them (count beside a keyword)
     trigger_patterns: list[str] = field(default_factory=list)  # `triggers` regular expressions
-    source: str = "offline"  # "offline" | "registry"
+    source: str = "offline"  # "offline" (built at indexing) | "registry" (a stored manifest)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -202,6 +209,7 @@ def build_offline(
         passages=passages(body),
         negative=negative,
         trigger_words=list(dict.fromkeys([*trigger_keywords, *trigger_verbs]))[:MAX_TRIGGER_WORDS],
+        trigger_verbs=[v for v in dict.fromkeys(trigger_verbs) if v not in trigger_keywords],
         trigger_patterns=list(dict.fromkeys(trigger_patterns))[:MAX_TRIGGER_PATTERNS],
     )
 
@@ -245,9 +253,53 @@ def merge_registry(offline: RoutingManifest, data: dict) -> RoutingManifest:
         passages=offline.passages,
         negative=negative if isinstance(negative, str) else "; ".join(map(str, negative)),
         trigger_words=offline.trigger_words,
+        trigger_verbs=offline.trigger_verbs,
         trigger_patterns=offline.trigger_patterns,
         source="registry",
     )
+
+
+# --- a manifest for a skill installed from elsewhere than a registry ------------------------
+
+KEYWORDS_FILE = "keywords.json"  # seed 000's routing keywords, shipped beside SKILL.md
+MAX_KEYWORDS_FILE = 64 * 1024  # a keyword list, not a corpus: a bigger file is ignored
+KEYWORDS_FIELDS = {"keywords": MAX_KEYWORDS, "phrases": MAX_PHRASES}
+
+
+def shipped_keywords(folder: Path) -> dict:
+    """The usable fields of a skill's ``keywords.json`` ({} when absent, too big or malformed)."""
+    path = Path(folder) / KEYWORDS_FILE
+    try:
+        if path.stat().st_size > MAX_KEYWORDS_FILE:
+            return {}
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict = {}
+    if isinstance(data.get("category"), str) and data["category"].strip():
+        found["category"] = data["category"].strip().lower()[:64]
+    for key, limit in KEYWORDS_FIELDS.items():
+        items = [" ".join(i.split()) for i in data.get(key) or [] if isinstance(i, str) and i.strip()]
+        if items:
+            found[key] = list(dict.fromkeys(items))[:limit]
+    return found
+
+
+def installed_manifest(folder: Path, *, llm=None) -> dict | None:
+    """The stored manifest of an installed skill folder: generated (``llm``: an
+    ``LLMConfig``, else offline) with its shipped ``keywords.json`` over it; None when the
+    folder has no readable SKILL.md."""
+    from skillctl.format import load_skill
+    from skillctl.routing.llm_manifest import manifest_fields
+
+    report = load_skill(Path(folder))
+    if report.manifest is None:
+        return None
+    data = manifest_fields(report.manifest, report.body, llm)
+    shipped = shipped_keywords(folder)
+    return {**data, **shipped, **({"keywords_file": True} if shipped else {})}
 
 
 # --- registry manifests on disk (pm-install saves them after an install) -------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skillctl.format import parse_skill_md
-from worker.engines.offline_manifest import MAX_KEYWORDS, MAX_QUERIES, offline_manifest
+from skillctl.routing.offline_manifest import MAX_KEYWORDS, MAX_QUERIES, offline_manifest
 
 
 def manifest_of(text: str) -> dict:
