@@ -161,20 +161,26 @@ BAD_CALL_ERRORS = (ValueError, TypeError, OSError)  # a malformed call, reported
 def handle_tool_call(skills, tool: str, arguments: dict | str) -> str:
     """Run one tool call; errors come back as text the model can read (never an exception)."""
     try:
-        args = parse_arguments(arguments)
-        if tool == "load_skill":
-            return load_skill(skills, _text(args, "name"))
-        if tool == "read_skill_file":
-            return read_skill_file(skills, _text(args, "name"), _text(args, "path"))
-        raise SkillctlError(f"unknown tool {tool!r}", code="tool.unknown")
+        return call_tool(skills, tool, arguments)
     except (SkillctlError, *BAD_CALL_ERRORS) as err:
         return error_reply(err)
+
+
+def call_tool(skills, tool: str, arguments: dict | str) -> str:
+    """Run one tool call; a failure raises SkillctlError (its code) or one of BAD_CALL_ERRORS."""
+    args = parse_arguments(arguments)
+    if tool == "load_skill":
+        return load_skill(skills, _text(args, "name"))
+    if tool == "read_skill_file":
+        return read_skill_file(skills, _text(args, "name"), _text(args, "path"))
+    raise SkillctlError(f"unknown tool {tool!r}", code="tool.unknown")
 
 
 __all__ = [
     "BAD_CALL_ERRORS",
     "TOOL_NAMES",
     "anthropic_tools",
+    "call_tool",
     "error_reply",
     "handle_tool_call",
     "load_skill",

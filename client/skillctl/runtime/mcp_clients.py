@@ -305,6 +305,13 @@ class McpClients:
         budget = self.call_timeout + (0 if server.running else server.spec.startup_timeout) + DEADLINE_MARGIN_S
         return self._run(server.call(tool, arguments, self.call_timeout), budget, server)
 
+    def stop(self, skill: str) -> None:
+        """Stop ``skill``'s server and forget its tools (the skill was removed)."""
+        with self._lock:
+            server = self._servers.pop(skill, None)
+        if server is not None:
+            self._run(server.stop(), STOP_TIMEOUT_S + DEADLINE_MARGIN_S, server)
+
     def close(self) -> None:
         """Stop every server (each within the SDK's bounded shutdown) and the loop."""
         atexit.unregister(self.close)

@@ -9,23 +9,44 @@ config consent, never because the caller asks). Resources: each skill's SKILL.md
 :func:`skillctl.tools.error_reply` (a stable ``error`` code, a message, a hint).
 
 The tools offered follow the tool policy of the config (``[tools]``, ``[agents.<name>.tools]``
-with ``--agent``): a tool the policy refuses is not listed at all.
+with ``--agent``): a tool the policy refuses is not listed at all. ``load_skill`` and
+``read_skill_file`` are listed only while a skill is available (seed 001). Loading a skill that
+declares its own MCP server starts it, as :class:`~skillctl.runtime.session.Session` does (only
+a command the user trusted: ``skillctl mcp trust``; otherwise the load result says how), and its
+tools join the list as ``mcp__<skill>__<tool>`` with ``notifications/tools/list_changed``; they
+stop when idle and start again on the next call. The protocol edge (capabilities, answers to
+faulty messages, change notifications) is :mod:`skillctl.runtime.mcp_protocol`.
 """
 
-# No `from __future__ import annotations`: the SDK reads the tools' signatures, whose types are
-# imported lazily inside _tool_functions, so they must be evaluated where they are defined.
 import json
+import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from skillctl import __version__
+from skillctl.runtime.mcp_protocol import RESOURCE_NOT_FOUND, Notifier, changes_options, serve_http, serve_stdio
 from skillctl.runtime.sdk import require_mcp
 
 SERVER_NAME = "skillyard"
 RESOURCE_URI = "skill://{name}/SKILL.md"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+BRIDGE_TOOLS = ("load_skill", "read_skill_file")  # listed only while a skill is available (seed 001)
+EMPTY_SCHEMA: dict = {"type": "object", "properties": {}}
+FIND_SCHEMA = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "description": "The user's request, in their words."}},
+    "required": ["query"],
+}
+RUN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The skill's name."},
+        "input": {"description": "Any JSON value: the skill reads it from SKILL_INPUT."},
+    },
+    "required": ["name"],
+}
 INSTRUCTIONS = (
     "Skills are folders of instructions for specific tasks. Call find_skills with the user's "
     "request, then load_skill on the best match and follow its instructions; read_skill_file "
@@ -54,10 +75,36 @@ class SkillTools:
         return {"query": query, "skills": found, **({"nearest": nearest} if not found else {})}
 
     def load_skill(self, name: str) -> str:
-        from skillctl import tools
+        """The instructions; a trusted MCP server of the skill starts (the session's rules)."""
+        with self._lock:
+            return self._session().call("load_skill", {"name": name})
+
+    def call_skill_tool(self, name: str, arguments: dict) -> str:
+        """A loaded skill's own MCP tool, by the name :meth:`skill_tools` listed."""
+        with self._lock:
+            session = self._session()
+        return session.call(name, arguments)  # unlocked: a server may take its time
+
+    def skill_tools(self) -> list[tuple[str, str, dict]]:
+        """(wire name, description, input schema) of the loaded skills' MCP tools the policy allows."""
+        from skillctl.runtime.session import wire_name
 
         with self._lock:
-            return tools.load_skill(self.skills, name)
+            session = self._session()
+            mine = [t for t in session.mcp_tools() if session.policy.allows(t.qualified)]
+        return [
+            (wire_name(t.qualified), f"[{t.skill} skill, MCP] {t.description}".strip(), t.input_schema or EMPTY_SCHEMA)
+            for t in mine
+        ]
+
+    def skills_available(self) -> bool:
+        return bool(self.skills.offered())
+
+    def _session(self):
+        """The SkillSet's session, following the skills the watcher found since the last call."""
+        session = self.skills.session()
+        session.follow()
+        return session
 
     def read_skill_file(self, name: str, path: str) -> str:
         from skillctl import tools
@@ -96,67 +143,124 @@ class SkillTools:
         return entry.manifest.description if entry else ""
 
 
-def build_server(tools: SkillTools, *, allows: Callable[[str], bool] = lambda name: True, log_level: str = "WARNING"):
-    """The MCP server (the SDK's ``MCPServer``) offering the tools ``allows`` lets through.
+def build_server(
+    tools: SkillTools,
+    *,
+    allows: Callable[[str], bool] = lambda name: True,
+    log_level: str = "WARNING",
+    notifier: Notifier | None = None,
+):
+    """The MCP server (the SDK's low-level ``Server``) offering the tools ``allows`` lets through.
 
-    Resources are read from the SkillSet's index at each request, so a server whose SkillSet
-    watches its folders (``skillctl mcp`` does) lists and reads skills installed after it started."""
+    Tools and resources are read from the SkillSet at each request, so a server whose SkillSet
+    watches its folders (``skillctl mcp`` does) lists skills installed after it started."""
     require_mcp()
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
-    from mcp_types import Resource
+    import anyio.to_thread
+    from mcp import MCPError
+    from mcp.server import Server
+    from mcp_types import (
+        INVALID_PARAMS,
+        ListResourcesResult,
+        ListToolsResult,
+        ReadResourceResult,
+        Resource,
+        TextResourceContents,
+        Tool,
+    )
 
-    class SkillsServer(MCPServer):
-        async def list_resources(self) -> list[Resource]:
-            return [
+    logging.getLogger("mcp").setLevel(log_level)
+    notifier = notifier or Notifier()
+    base = {name: (fn, description, schema) for name, fn, description, schema in _tool_functions(tools)}
+
+    def listed() -> dict[str, tuple[str, dict]]:
+        available = tools.skills_available()
+        names = [n for n in base if allows(n) and (available or n not in BRIDGE_TOOLS)]
+        found = {n: (base[n][1], base[n][2]) for n in names}
+        return {**found, **{n: (d, s) for n, d, s in tools.skill_tools()}}
+
+    async def list_tools(ctx, params) -> ListToolsResult:
+        notifier.seen(ctx.session)
+        now = await anyio.to_thread.run_sync(listed)
+        return ListToolsResult(tools=[Tool(name=n, description=d, input_schema=s) for n, (d, s) in now.items()])
+
+    async def call_tool(ctx, params):
+        notifier.seen(ctx.session)
+        name, arguments = params.name, dict(params.arguments or {})
+        before = await anyio.to_thread.run_sync(listed)
+        if name not in before:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+        if name in base:
+            result = await base[name][0](arguments)
+        else:
+            result = await _call(tools.call_skill_tool, name, arguments)
+        if name == "load_skill" and list(await anyio.to_thread.run_sync(listed)) != list(before):
+            await ctx.session.send_tool_list_changed()
+        return result
+
+    async def list_resources(ctx, params) -> ListResourcesResult:
+        notifier.seen(ctx.session)
+        offered = await anyio.to_thread.run_sync(tools.skills.offered)
+        return ListResourcesResult(
+            resources=[
                 Resource(
-                    uri=RESOURCE_URI.format(name=entry.name),
-                    name=entry.name,
-                    description=entry.manifest.description,
+                    uri=RESOURCE_URI.format(name=e.name),
+                    name=e.name,
+                    description=e.manifest.description,
                     mime_type="text/markdown",
                 )
-                for entry in tools.skills.offered()
+                for e in offered
             ]
+        )
 
-        async def read_resource(self, uri, context=None):
-            from mcp.server.lowlevel.helper_types import ReadResourceContents
+    async def read_resource(ctx, params) -> ReadResourceResult:
+        text = await anyio.to_thread.run_sync(tools.skill_md, str(params.uri))
+        if text is None:
+            raise MCPError(
+                code=RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}", data={"uri": str(params.uri)}
+            )
+        return ReadResourceResult(contents=[TextResourceContents(uri=params.uri, text=text, mime_type="text/markdown")])
 
-            text = tools.skill_md(str(uri))
-            if text is None:
-                raise ResourceNotFoundError(f"no skill resource {uri}")
-            return [ReadResourceContents(content=text, mime_type="text/markdown")]
+    async def get_prompt(ctx, params):
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {params.name} (this server has no prompts)")
 
-    level: Any = log_level  # one of the logging level names
-    app = SkillsServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level=level)
-    for name, fn, description in _tool_functions(tools):
-        if allows(name):
-            app.add_tool(fn, name=name, description=description)
-    return app
+    class SkillsServer(Server):
+        def create_initialization_options(self, notification_options=None, *args, **kwargs):
+            return super().create_initialization_options(notification_options or changes_options(), *args, **kwargs)
+
+    return SkillsServer(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_get_prompt=get_prompt,
+    )
 
 
-def _tool_functions(tools: SkillTools) -> list[tuple[str, Callable, str]]:
-    from mcp_types import CallToolResult
-    from pydantic import Field
+def _tool_functions(tools: SkillTools) -> list[tuple[str, Callable, str, dict]]:
+    """(name, async handler of the arguments, description, input schema) of the four tools."""
+    from skillctl import tools as bridge
 
-    async def find_skills(
-        query: Annotated[str, Field(description="The user's request, in their words.")],
-    ) -> CallToolResult:
-        return await _call(tools.find_skills, query)
+    schemas = {spec["name"]: spec["parameters"] for spec in bridge.specs()}
 
-    async def load_skill(name: Annotated[str, Field(description="The skill's name.")]) -> CallToolResult:
-        return await _call(tools.load_skill, name)
+    # Each runs in a worker thread; a missing or non-string argument is a TypeError there, which
+    # _call answers as tool.bad_call.
+    async def find_skills(args: dict):
+        return await _call(lambda: tools.find_skills(_text(args, "query")))
 
-    async def read_skill_file(
-        name: Annotated[str, Field(description="The skill's name.")],
-        path: Annotated[str, Field(description="Relative path inside the skill, e.g. references/api.md.")],
-    ) -> CallToolResult:
-        return await _call(tools.read_skill_file, name, path)
+    async def load_skill(args: dict):
+        return await _call(lambda: tools.load_skill(_text(args, "name")))
 
-    async def run_skill(
-        name: Annotated[str, Field(description="The skill's name.")],
-        input: Annotated[Any, Field(description="Any JSON value: the skill reads it from SKILL_INPUT.")] = None,
-    ) -> CallToolResult:
-        return await _call(tools.run_skill, name, input, failed=lambda result: result["status"] != "ok")
+    async def read_skill_file(args: dict):
+        return await _call(lambda: tools.read_skill_file(_text(args, "name"), _text(args, "path")))
+
+    async def run_skill(args: dict):
+        def run():
+            return tools.run_skill(_text(args, "name"), args.get("input"))
+
+        return await _call(run, failed=lambda result: result["status"] != "ok")
 
     return [
         (
@@ -164,25 +268,37 @@ def _tool_functions(tools: SkillTools) -> list[tuple[str, Callable, str]]:
             find_skills,
             "Find the installed skills for a request: the best matches with the "
             "reasons they match, or the nearest skills and what stopped them when none fits.",
+            FIND_SCHEMA,
         ),
         (
             "load_skill",
             load_skill,
             "Load the full instructions of a skill by name. Call it before doing a task the skill covers.",
+            schemas["load_skill"],
         ),
         (
             "read_skill_file",
             read_skill_file,
             "Read a file inside a skill's folder (a script, reference or "
             "asset its instructions mention), by a path relative to the skill folder.",
+            schemas["read_skill_file"],
         ),
         (
             "run_skill",
             run_skill,
             "Run a skill's code in a sandbox with a JSON input; returns its status, "
             "exit code, output and the files it wrote. No network unless the user allowed it for the skill.",
+            RUN_SCHEMA,
         ),
     ]
+
+
+def _text(args: dict, key: str) -> str:
+    """A string argument; TypeError (tool.bad_call) when it is missing or not a string."""
+    value = args.get(key)
+    if not isinstance(value, str):
+        raise TypeError(f"{key!r} must be a string")
+    return value
 
 
 async def _call(fn: Callable, *args, failed: Callable[[Any], bool] = lambda value: False):
@@ -207,9 +323,11 @@ async def _call(fn: Callable, *args, failed: Callable[[Any], bool] = lambda valu
     )
 
 
-def serve(app, *, port: int | None = None, host: str = "127.0.0.1") -> None:
+def serve(app, *, port: int | None = None, host: str = "127.0.0.1", log_level: str = "WARNING") -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    import anyio
+
     if port is None:
-        app.run("stdio")
+        anyio.run(serve_stdio, app)
     else:
-        app.run("streamable-http", host=host, port=port)
+        serve_http(app, host=host, port=port, log_level=log_level)

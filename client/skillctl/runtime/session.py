@@ -85,6 +85,7 @@ class Session:
         self.skills = skills
         # Taken now, or a saved one (SkillSet.resume): the skills this conversation may use.
         self._snapshot = snapshot or Snapshot.of(skills.index, skills.roots)
+        self._followed = skills.index  # the index follow() last took the skills from
         self.pinned = PinnedSkills(skills, self._snapshot)
         self.policy = policy or ToolPolicy()
         self.reporter = reporter or Reporter()
@@ -215,25 +216,46 @@ class Session:
     def handle_tool_call(self, tool: str, arguments: dict | str) -> str:
         """Run one call; every failure comes back as text with a stable code, never raised."""
         try:
-            args = tools.parse_arguments(arguments)
-            name = self._qualified(tool)
-            self.policy.check(name)
-            if name.startswith("mcp:"):
-                skill, _, mcp_tool = name[len("mcp:") :].partition(".")
-                if self._mcp is None:
-                    raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
-                return self._mcp.call(skill, mcp_tool, args)
-            if name.startswith("toolset:"):
-                return self.toolsets.call(name, args)
-            if name == "load_skill":
-                return self.load_skill(str(args.get("name") or ""))
-            if name == TRANSITION_TOOL:
-                return self.pipeline.call(args)
-            if name == MANAGEMENT_TOOL and self.management is not None:
-                return self.management.call(args)
-            return tools.handle_tool_call(self.pinned, name, args)
+            return self.call(tool, arguments)
         except (SkillctlError, *tools.BAD_CALL_ERRORS) as err:
             return tools.error_reply(err)
+
+    def call(self, tool: str, arguments: dict | str) -> str:
+        """Run one call; a failure raises SkillctlError (with its code) or a tools.BAD_CALL_ERRORS."""
+        args = tools.parse_arguments(arguments)
+        name = self._qualified(tool)
+        self.policy.check(name)
+        if name.startswith("mcp:"):
+            skill, _, mcp_tool = name[len("mcp:") :].partition(".")
+            if self._mcp is None:
+                raise SkillctlError(f"unknown tool {tool!r}", hint="Load the skill first.", code="tool.unknown")
+            return self._mcp.call(skill, mcp_tool, args)
+        if name.startswith("toolset:"):
+            return self.toolsets.call(name, args)
+        if name == "load_skill":
+            return self.load_skill(str(args.get("name") or ""))
+        if name == TRANSITION_TOOL:
+            return self.pipeline.call(args)
+        if name == MANAGEMENT_TOOL and self.management is not None:
+            return self.management.call(args)
+        return tools.call_tool(self.pinned, name, args)
+
+    def follow(self) -> bool:
+        """Take the SkillSet's skills as they are now, for a session that follows installs and
+        removals (``skillctl mcp``: its conversation is the agent's whole run); True when they
+        changed. The MCP servers of skills that are gone stop; the others keep running."""
+        index = self.skills.index
+        if index is self._followed:
+            return False
+        self._followed, self._snapshot = index, Snapshot.of(index, self.skills.roots)
+        self.pinned, self._router = PinnedSkills(self.skills, self._snapshot), None
+        with self._lock:
+            gone = [name for name in self.loaded if self._snapshot.entry(name) is None]
+            self.loaded = [name for name in self.loaded if name not in gone]
+        for name in gone:
+            if self._mcp is not None:
+                self._mcp.stop(name)
+        return True
 
     def load_skill(self, name: Any) -> str:
         """The skill's instructions; it becomes the active skill; its MCP server, if it has one

@@ -63,12 +63,14 @@ def mcp(
     skillctl mcp --http 8765          # streamable HTTP on 127.0.0.1:8765/mcp
     skillctl mcp trust NAME           # let agents start skill NAME's own MCP server
     Tools: find_skills, load_skill, read_skill_file, run_skill (those the tool policy of
-    the config allows); resources: skill://NAME/SKILL.md. Needs the `agent` extra:
-    pip install 'skillyard[agent]'.
+    the config allows; the two bridge tools while a skill is available), and the tools of a
+    loaded skill's own MCP server once you trusted its command (mcp__SKILL__TOOL); resources:
+    skill://NAME/SKILL.md. Needs the `agent` extra: pip install 'skillyard[agent]'.
     """
     if ctx.invoked_subcommand is not None:
         return 0
     from skillctl.runtime import mcp_server
+    from skillctl.runtime.mcp_protocol import Notifier
     from skillctl.runtime.policy import ToolPolicy
     from skillctl.runtime.sdk import require_mcp
     from skillctl.skillset import SkillSet
@@ -77,22 +79,29 @@ def mcp(
     app: App = ctx.ensure_object(App)
     policy = ToolPolicy.from_config(app.config, agent=agent)
     skills = SkillSet.discover(config=app.config, semantic=semantic, agent=agent)
-    _watch(skills)
+    notifier = Notifier()
+    _watch(skills, notifier)
+    log_level = "DEBUG" if app.debug else "WARNING"
     server = mcp_server.build_server(
         mcp_server.SkillTools(skills, config=app.config, backend=backend),
         allows=policy.allows,
-        log_level="DEBUG" if app.debug else "WARNING",
+        log_level=log_level,
+        notifier=notifier,
     )
     _announce(len(skills.names), port, host)
-    mcp_server.serve(server, port=port, host=host)
+    try:
+        mcp_server.serve(server, port=port, host=host, log_level=log_level)
+    finally:
+        skills.close()  # the MCP servers loaded skills started, and the watcher
     return 0
 
 
-def _watch(skills) -> None:
+def _watch(skills, notifier) -> None:
     """Re-index when skills are installed, edited or removed while the agent keeps the server
-    running (the agent extra brings watchfiles; without it, what was installed at start)."""
+    running, and tell the clients their lists changed (the agent extra brings watchfiles;
+    without it, what was installed at start)."""
     try:
-        skills.watch()
+        skills.watch(on_reload=lambda: notifier.changed_from_thread(tools=True, resources=True))
     except SkillctlError:
         pass  # mcp installed without the extra: serve what was there at start
 
