@@ -209,6 +209,7 @@ class Placer:
         target = self.scope.skills_dir / name
         agent_links.link(name, target, wanted.agents, scope=self.scope.name, base=self.scope.base, force=self.force)
         self._save_routing_manifest(fetched, name)
+        self._warn_python_without_docker(name, staged.manifest, target)
         self.placed_manifests[name] = staged.manifest
         action = Action.INSTALLED if previous is None else Action.UPDATED
         if previous and previous.sha256 == locked.sha256:
@@ -328,6 +329,13 @@ class Placer:
                 save_registry_manifest(name, fetched.sha256, data)
         except SkillctlError as err:  # routing falls back to an offline manifest
             self.reporter.warn(f"{name}: routing manifest not saved ({err.message})")
+
+    def _warn_python_without_docker(self, name: str, manifest, folder: Path) -> None:
+        """Seed 000 warns at install that a Python skill will not get a container here."""
+        from skillctl.sandbox.skill_kind import docker_missing_notice, skill_kind
+
+        if manifest is not None and (notice := docker_missing_notice(name, skill_kind(manifest, folder))):
+            self.reporter.warn(notice)
 
     def _generated_manifest(self, name: str) -> dict | None:
         from skillctl.routing.llm_manifest import LLMConfig

@@ -100,6 +100,8 @@ def run(
             f"{folder.name} asks for the network; it runs without it "
             f"(allow it with --allow-network, or `skillctl config set skills.{folder.name}.network true`)"
         )
+    if backend == "auto":
+        _warn_python_without_docker(folder)
     result = run_skill(request)
     result.stdout, result.stderr = mask(result.stdout), mask(result.stderr)
     if as_json:
@@ -107,6 +109,15 @@ def run(
     else:
         _print_human(result)
     return STATUS_EXIT_CODES[result.status.value]
+
+
+def _warn_python_without_docker(folder: Path) -> None:
+    from skillctl.format import load_skill
+    from skillctl.sandbox.skill_kind import docker_missing_notice, skill_kind
+
+    manifest = load_skill(folder).manifest
+    if manifest is not None and (notice := docker_missing_notice(folder.name, skill_kind(manifest, folder))):
+        console.warn(notice)
 
 
 def resolve_skill(skill: str) -> Path:
