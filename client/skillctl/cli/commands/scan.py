@@ -21,8 +21,11 @@ ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 def scan(app: App, paths: tuple[Path, ...], list_rules: bool, as_json: bool) -> int:
     """Scan skills (folders, SKILL.md files or archives) for what they would make an agent do.
 
+    A folder without a SKILL.md of its own that holds several skills (a team's skills/ folder)
+    is scanned skill by skill, as `install DIR --list` finds them.
+
     Verdicts: pass, review (a medium finding), warn (high), malicious (critical). Exit 1 when any
-    verdict is warn or malicious. --json prints JSON Lines: one object per path.
+    verdict is warn or malicious. --json prints JSON Lines: one object per skill.
     """
     from skillctl.format.scanner import RULES, scan_archive, scan_folder
 
@@ -48,10 +51,22 @@ def scan(app: App, paths: tuple[Path, ...], list_rules: bool, as_json: bool) -> 
                 code="scan.path_missing",
             )
         archive = path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
-        report = scan_archive(path) if archive else scan_folder(path)
-        worst = max(worst, 1 if report.verdict in ("warn", "malicious") else 0)
-        _print(path, report, as_json)
+        for skill in [path] if archive else _skill_folders(path):
+            report = scan_archive(skill) if archive else scan_folder(skill)
+            worst = max(worst, 1 if report.verdict in ("warn", "malicious") else 0)
+            _print(skill, report, as_json)
     return worst
+
+
+def _skill_folders(path: Path) -> list[Path]:
+    """The skills a folder holds, or the path itself when it is one skill (or holds none)."""
+    from skillctl.installer.arguments import Source, SourceKind
+    from skillctl.installer.collections import is_collection, skills_in
+
+    source = Source(SourceKind.FOLDER, location=str(path))
+    if path.is_file() or not is_collection(source):
+        return [path]
+    return [path / found.subdir for found in skills_in(source)] or [path]
 
 
 def _print(path: Path, report, as_json: bool) -> None:  # noqa: ANN001
