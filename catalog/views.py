@@ -17,18 +17,18 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from catalog import rendering, search
-from registry import selectors, services, trust
+from catalog import rendering
+from registry import search, selectors, services, trust
 from registry.access import Actor
-from registry.errors import RegistryError
+from registry.errors import NotFound, RegistryError
 from registry.models import Skill, SkillVersion
 from registry.storage import archive_open
 from skillctl.format.limits import MAX_REASON_CHARS
-from skillctl.routing import semantic
 
 PAGE_SIZE = 20
 MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
-SORTS = {"downloads": ("-downloads", "name"), "updated": ("-updated_at", "name"), "name": ("name",)}
+SORTS = ["downloads", "updated", "name"]  # without a query (relevance needs one)
+NEAREST_NAMED = 3  # "no close match; nearest: a, b, c"
 
 
 def _actor(request) -> Actor:
@@ -53,15 +53,12 @@ def _card_context(skills) -> dict:  # noqa: ANN001
 
 
 def browse(request):
-    q = request.GET.get("q", "").strip()[:200]
+    q = request.GET.get("q", "").strip()[: search.MAX_QUERY_CHARS]
     category, owner = request.GET.get("category", "")[:64], request.GET.get("owner", "")[:64]
     sort = request.GET.get("sort") or ("relevance" if q else "downloads")
-    skills = selectors.skill_list_visible(actor=_actor(request), owner=owner, category=category)
-    if q:
-        results = search.rank(skills, _routing, q, sort=sort)
-    else:
-        results = skills.order_by(*SORTS.get(sort, SORTS["downloads"]))
+    results = search.skill_search(actor=_actor(request), q=q, owner=owner, category=category, sort=sort)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
+    ranked = results if isinstance(results, search.Ranked) else None
     return render(
         request,
         "catalog/browse.html",
@@ -72,26 +69,12 @@ def browse(request):
             "owner": owner,
             "sort": sort,
             **_card_context(list(page.object_list)),
-            "sorts": ["relevance", *SORTS] if q else list(SORTS),
-            "read_as": getattr(results, "read_as", "") if q else "",
+            "sorts": list(search.SORTS) if q else SORTS,
+            "read_as": ranked.read_as if ranked else "",
+            # Nothing routing would pick: the page says so and names the nearest.
+            "nearest": ranked.names[:NEAREST_NAMED] if ranked and ranked.weak else [],
         },
     )
-
-
-def _routing(skills: list) -> dict[int, tuple[dict | None, bytes | memoryview | None]]:
-    """Each skill's default version's routing manifest and vector (two narrow queries); no vector
-    where another embedder made it (before an upgrade: `rerun_checks --vectors` makes it again)."""
-    latest = selectors.skill_latest_versions(skill_ids=[s.id for s in skills])
-    rows = (
-        SkillVersion.objects.live()
-        .filter(skill_id__in=list(latest))
-        .values_list("skill_id", "version", "routing_manifest", "routing_vector", "routing_vector_model")
-    )
-    return {
-        sid: (manifest, vector if model in ("", semantic.MODEL_ID) else None)
-        for sid, version, manifest, vector, model in rows
-        if latest.get(sid) == version
-    }
 
 
 def _default_version(request, name: str) -> str:  # noqa: ANN001
@@ -107,7 +90,14 @@ def _default_version(request, name: str) -> str:  # noqa: ANN001
 
 
 def skill(request, name: str):
-    return version_page(request, name, _default_version(request, name))
+    try:
+        default = _default_version(request, name)
+    except NotFound as missing:
+        if missing.code != "skill.not_found":
+            raise
+        suggestions = selectors.skill_name_suggestions(actor=_actor(request), name=name)
+        return render(request, "404.html", {"suggestions": suggestions}, status=404)
+    return version_page(request, name, default)
 
 
 def default_file_view(request, name: str, path: str):

@@ -59,3 +59,23 @@ _RESERVED_FORMS = frozenset(_reserved_form(name) for name in RESERVED_NAMES)
 def name_reserved(name: str) -> bool:
     """Is ``name``, or a look-alike of it (case, separators, ``1``/``i``/``l``, ``0``/``o``), reserved?"""
     return _reserved_form(name) in _RESERVED_FORMS
+
+
+def name_edits(a: str, b: str, most: int) -> int:
+    """Edits (insert, delete, change, swap two neighbours) from ``a`` to ``b``, or ``most + 1``
+    when it takes more than ``most`` (a "did you mean" only wants the near ones, fast)."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    before: list[int] | None = None
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+        if min(row) > most:
+            return most + 1
+    return min(row[-1], most + 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from django.db.models import Case, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from registry.access import Actor, owner_role
 from registry.errors import BadRequest, NotFound, Unauthenticated, not_found
@@ -21,32 +21,27 @@ from registry.models import (
     VersionCheck,
     member_owner_ids,
 )
+from registry.names import canonical_name, name_edits
 from registry.osv import advisory_osv
 from registry.trust import MALICIOUS
+from skillctl.format.names import MAX_NAME
 from skillctl.format.versions import Version, VersionSpecError, parse_spec, resolve, sort_key
 
 # Columns no version listing shows; deferred so a listing does not load and decode them per row.
 VERSION_LISTING_DEFERRED = ("body", "manifest", "files", "warnings", "changelog")
 
 
-def skill_list_visible(
-    *, actor: Actor, q: str = "", owner: str = "", category: str = "", tag: str = ""
-) -> QuerySet[Skill]:
-    """Search and filter; an exact name match ranks first, then downloads, then name."""
+def skill_list_visible(*, actor: Actor, owner: str = "", category: str = "", tag: str = "") -> QuerySet[Skill]:
+    """The skills the actor may see, filtered, most downloaded first (the skill_popular index
+    serves that order). A query ranks them in registry/search.py, the one search."""
     skills = Skill.objects.visible_to(actor.user, actor.token).select_related("owner")
-    q = q.strip()
-    if q:
-        skills = skills.filter(Q(name__icontains=q) | Q(description__icontains=q))
     if owner:
         skills = skills.filter(owner__name=owner)
     if category:
         skills = skills.filter(category__iexact=category)
     if tag:
         skills = skills.filter(tags_index__contains=f",{tag.lower()},")
-    if not q:  # plain popularity order, which the skill_popular index serves
-        return skills.order_by("-downloads", "name")
-    exact = Case(When(name=q.lower(), then=Value(0)), default=Value(1), output_field=IntegerField())
-    return skills.annotate(exact_rank=exact).order_by("exact_rank", "-downloads", "name")
+    return skills.order_by("-downloads", "name")
 
 
 def skill_latest_versions(*, skill_ids: Iterable[int]) -> dict[int, str | None]:
@@ -106,6 +101,33 @@ def skill_get_visible(*, actor: Actor, name: str) -> Skill:
         return Skill.objects.visible_to(actor.user, actor.token).select_related("owner").get(name=name)
     except Skill.DoesNotExist:
         raise not_found("skill") from None
+
+
+# "Did you mean" on a skill 404: names this many edits from the asked one on their confusable
+# forms (registry/names.py). Two catch nearly every typo of a 5-64 letter name (a dropped, doubled
+# or swapped letter and one more); a name of four letters or fewer gets one, or every short
+# name would be suggested for every other.
+SUGGESTION_EDITS, SHORT_NAME_EDITS, SHORT_NAME = 2, 1, 4
+MAX_SUGGESTIONS = 3  # a hint's worth
+
+
+def skill_name_suggestions(*, actor: Actor, name: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
+    """The visible skill names nearest ``name`` (a 404's "did you mean"): look-alikes (case,
+    separators, 1/i/l, 0/o), then by edits, then names holding it as a word (``pdf`` ->
+    ``pdf-tools``); more downloaded first among equals. Only what ``visible_to`` shows the actor:
+    never another owner's private skill, never a blocked one."""
+    wanted = canonical_name(name[:MAX_NAME])
+    most = SHORT_NAME_EDITS if len(wanted) <= SHORT_NAME else SUGGESTION_EDITS
+    rows = Skill.objects.visible_to(actor.user, actor.token).values_list("name", "canonical_name", "downloads")
+    near = []
+    for found, canonical, downloads in rows:
+        edits = name_edits(wanted, canonical, most)
+        if edits > most and wanted in canonical.split("-"):
+            edits = most + 1  # a word of the name: after every near spelling
+        elif edits > most:
+            continue
+        near.append((edits, -downloads, found))
+    return [found for _, _, found in sorted(near) if found != name][:limit]
 
 
 def actor_sees_blocked(*, actor: Actor, owner: Owner) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from typing import Any
 
@@ -43,6 +44,15 @@ def _problem(response: httpx.Response) -> tuple[str, list[dict]]:
     return detail, errors
 
 
+def _suggestions(body: bytes) -> list[str]:
+    """The nearest names a registry offers with a skill 404 (``suggestions``, our extra member)."""
+    try:
+        found = json.loads(body).get("suggestions")
+    except (ValueError, AttributeError):
+        return []
+    return [str(name) for name in found if isinstance(name, str)][:5] if isinstance(found, list) else []
+
+
 def format_errors(errors: list[dict]) -> str:
     lines = []
     for e in errors:
@@ -74,7 +84,10 @@ def status_error(registry: str, what: str, status: int, headers: httpx.Headers, 
         message += "\n" + format_errors(errors)
     if status in _REFUSALS:
         code, hint = _REFUSALS[status]
-        return RegistryError(message, status=status, errors=errors, code=code, hint=hint.format(name=registry))
+        hint = hint.format(name=registry)
+        if nearest := _suggestions(body) if status == 404 else []:
+            hint = f"Did you mean {', '.join(nearest)}? {hint}"
+        return RegistryError(message, status=status, errors=errors, code=code, hint=hint)
     if status == 429:
         wait = headers.get("Retry-After", "a few")
         return NetworkError(

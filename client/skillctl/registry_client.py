@@ -133,8 +133,11 @@ class RegistryClient:
                     found[item["name"], item["version"]] = manifest if isinstance(manifest, dict) else None
         return found
 
-    def search(self, q: str, *, page: int = 1) -> dict:
-        data = self._get_json("/skills", params={"q": q, "page": page}, what="search")
+    def search(self, q: str, *, page: int = 1, owner: str = "", category: str = "", tag: str = "") -> dict:
+        """The registry's one search (its catalog's ranking); each result of a query carries
+        ``match`` (``strength`` strong|weak, ``score``) on registries that rank."""
+        filters = {k: v for k, v in (("owner", owner), ("category", category), ("tag", tag)) if v}
+        data = self._get_json("/skills", params={"q": q, "page": page, **filters}, what="search")
         # A bare list is accepted too, so the result always has `results`.
         return {"results": data, "count": len(data)} if isinstance(data, list) else data
 

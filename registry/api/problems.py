@@ -1,6 +1,7 @@
 """RFC 9457 problem details for every error the API answers, with stable codes.
 
-``{"type", "title", "status", "detail", "code", "instance", "errors": [{code, message, path}]}``
+``{"type", "title", "status", "detail", "code", "instance", "errors": [{code, message, path}]}``,
+plus ``suggestions`` (the nearest visible names) when a skill name was not found,
 served as ``application/problem+json`` — for service errors, DRF errors (400/401/403/404/405/
 413/415/429) and Django's own 404/500 under ``/api/`` and ``/.well-known/``.
 """
@@ -49,6 +50,8 @@ def exception_handler(exc, context):
     request = context["request"]
     if isinstance(exc, RegistryError):
         body = problem(exc.status, exc.code, exc.message, instance=request.path, errors=exc.errors)
+        if exc.code == "skill.not_found" and context.get("kwargs", {}).get("name"):
+            body["suggestions"] = _suggestions(request, context["kwargs"]["name"])
         response = Response(body, status=exc.status, content_type=CONTENT_TYPE)
         if isinstance(exc, Unauthenticated):
             response["WWW-Authenticate"] = 'Bearer realm="skillyard"'
@@ -64,6 +67,15 @@ def exception_handler(exc, context):
     response.data = problem(response.status_code, code, detail, instance=request.path, errors=errors)
     response.content_type = CONTENT_TYPE
     return response
+
+
+def _suggestions(request, name: str) -> list[str]:
+    """ "Did you mean": the visible names nearest a skill name that was not found (an extra
+    member of the problem document, RFC 9457 section 3.2)."""
+    from registry.api.authentication import request_actor
+    from registry.selectors import skill_name_suggestions
+
+    return skill_name_suggestions(actor=request_actor(request), name=str(name))
 
 
 def _describe(exc: exceptions.APIException) -> tuple[str, str, list]:

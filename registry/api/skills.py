@@ -13,7 +13,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import selectors, services
+from registry import search, selectors, services
 from registry.api.authentication import request_actor
 from registry.api.pagination import Pagination
 from registry.api.serializers import (
@@ -44,18 +44,23 @@ IMMUTABLE_CACHE = "public, max-age=31536000, immutable"
 class SkillList(APIView):
     @extend_schema(
         parameters=[OpenApiParameter(p, str) for p in ("q", "owner", "category", "tag")]
+        + [OpenApiParameter("sort", str, enum=list(search.SORTS))]
         + [OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
         responses=SkillOut(many=True),
     )
     def get(self, request):
-        """List and search skills; an exact name match ranks first."""
-        params = {k: request.query_params.get(k, "") for k in ("q", "owner", "category", "tag")}
-        skills = selectors.skill_list_visible(actor=request_actor(request), **params)
+        """List, or search with ``q`` as the catalog does (registry/search.py: the routing
+        engine's ranking, an exact name first); each search result carries ``match``
+        (``strength`` strong|weak, ``score``)."""
+        params = {k: request.query_params.get(k, "") for k in ("q", "owner", "category", "tag", "sort")}
+        skills = search.skill_search(actor=request_actor(request), **params)
         paginator = Pagination()
         page = paginator.paginate_queryset(skills, request, view=self)
         latest = selectors.skill_latest_versions(skill_ids=[s.id for s in page])
         notes = selectors.skill_default_deprecations(latest=latest)
         data = SkillOut(page, many=True, context={"request": request, "latest": latest, "deprecated": notes}).data
+        if isinstance(skills, search.Ranked):
+            data = [{**row, "match": skill.match.to_dict()} for row, skill in zip(data, page, strict=True)]
         return paginator.get_paginated_response(data)
 
 

@@ -19,14 +19,39 @@ RESIZE = "Resize, crop and compress images (PNG, JPEG, WebP) to reduce file size
 QUERY = "make my pictures smaller"  # not one word of it in the skill's name, description or manifest
 
 
-@pytest.fixture
-def skills(publish) -> None:
-    """Three skills, each with its manifest check finished as the worker finishes it."""
-    publish("image-resize", description=RESIZE)
-    publish("pdf-tools", description="Rotate, merge and split the pages of PDF files.")
-    publish("k8s-deploy", description="Deploy services to Kubernetes clusters.")
+# The skills every search surface is tested on (the API's and skillctl's tests import these, so
+# the web, the API and the CLI answer the same queries with the same top results).
+SKILLS = {
+    "image-resize": RESIZE,
+    "pdf-tools": "Rotate, merge and split the pages of PDF files.",
+    "k8s-deploy": "Deploy services to Kubernetes clusters.",
+    "calculator": "Evaluate arithmetic: sum, subtract, multiply and divide figures exactly.",
+    "git-commit": "Write conventional commit messages and commit staged changes with git.",
+    "csv-profiler": "Profile CSV and Excel files: column types, missing values and outliers.",
+}
+# Requests as people type them, and the skill each means (first in every surface's answer).
+QUERIES = {
+    QUERY: "image-resize",
+    "rotate the pages of a pdf": "pdf-tools",
+    "rotate a pdf": "pdf-tools",
+    "k8s-deploy": "k8s-deploy",
+    "add up numbers": "calculator",
+    "make a commit": "git-commit",
+    "profile my spreadsheet": "csv-profiler",
+}
+
+
+def publish_search_skills(publish) -> None:
+    """SKILLS, each with its manifest check finished as the worker finishes it."""
+    for name, description in SKILLS.items():
+        publish(name, description=description)
     for version in SkillVersion.objects.all():
         assert run_check_now(version.id, "manifest") == "done"
+
+
+@pytest.fixture
+def skills(publish) -> None:
+    publish_search_skills(publish)
 
 
 def search(q: str) -> str:
@@ -74,9 +99,19 @@ def found(page: str) -> list[str]:
     return list(dict.fromkeys(re.findall(r'href="/skills/([a-z0-9-]+)"', page)))
 
 
-def test_lexical_and_name_matches_still_rank_first(skills):
-    assert found(search("rotate the pages of a pdf"))[0] == "pdf-tools"
-    assert found(search("k8s-deploy"))[0] == "k8s-deploy"
+@pytest.mark.parametrize(("q", "meant"), QUERIES.items())
+def test_each_request_finds_the_skill_it_means_first(skills, q, meant):
+    assert found(search(q))[0] == meant
+
+
+WEAK = "zip my files"  # shares "files" with two skills, means neither
+
+
+def test_a_weak_match_is_said_as_such(skills):
+    page = search(WEAK)
+    assert found(page)[:1] == ["image-resize"]
+    assert "No close match for “zip my files”; nearest:" in page
+    assert "No close match" not in search("rotate the pages of a pdf")
 
 
 @pytest.mark.parametrize("semantic_on", ["1", "0"])

@@ -35,17 +35,30 @@ def _short(text: Any, width: int = DESCRIPTION_WIDTH) -> str:
 @click.command()
 @click.argument("query", nargs=-1)
 @REGISTRY_OPTION
+@click.option("--owner", default="", help="Only this user's or organisation's skills.")
+@click.option("--category", default="", help="Only skills of this category.")
+@click.option("--tag", default="", help="Only skills with this tag.")
 @click.option("--page", type=click.IntRange(min=1), default=1, show_default=True, help="Result page.")
 @json_option
 @pass_app
-def search(app: App, query: tuple[str, ...], registry_name: str | None, page: int, as_json: bool) -> int:
-    """Search a registry for skills (an exact name match comes first)."""
+def search(
+    app: App,
+    query: tuple[str, ...],
+    registry_name: str | None,
+    owner: str,
+    category: str,
+    tag: str,
+    page: int,
+    as_json: bool,
+) -> int:
+    """Search a registry for skills, as its catalog's search does: by what you want done
+    ("rotate a pdf"), an exact name first. Weak matches are said as such."""
     from skillctl.registry_client import RegistryClient
 
     reg = app.config.registry(registry_name)
     q = " ".join(query)
     with RegistryClient(reg) as client:
-        data = client.search(q, page=page)
+        data = client.search(q, page=page, owner=owner, category=category, tag=tag)
     results = [r for r in data.get("results") or [] if isinstance(r, dict)]
     if as_json:
         console.out_json({"registry": reg.name, "query": q, "page": page, **data})
@@ -53,12 +66,19 @@ def search(app: App, query: tuple[str, ...], registry_name: str | None, page: in
     if not results:
         console.info(f"No skills match {q!r} on {reg.name}." if q else f"No skills on {reg.name}.")
         return 0
+    if q and all(_strength(r) == "weak" for r in results):
+        console.info(f"No close match for {q!r} on {reg.name}; nearest:")
     rows = [[r.get("name"), _latest(r), _owner(r), _short(r.get("description"))] for r in results]
     console.table(["NAME", "VERSION", "OWNER", "DESCRIPTION"], rows)
     total = data.get("count")
     if isinstance(total, int) and total > len(results):
         console.info(f"{len(results)} of {total} shown; see more with --page {page + 1}.")
     return 0
+
+
+def _strength(entry: dict) -> str:
+    """strong | weak; a registry that does not say (an older one) is taken at its word: strong."""
+    return str(dict_at(entry, "match").get("strength") or "strong")
 
 
 def split_ref(ref: str) -> tuple[str, str]:
