@@ -178,7 +178,7 @@ def _os(gates: Gates, platform: str) -> list[GateFailure]:
     return [GateFailure("os", f"runs only on {', '.join(gates.os)}; this machine is {platform}")]
 
 
-def _on_path(binary: str, env: Mapping[str, str]) -> bool:
+def on_path(binary: str, env: Mapping[str, str]) -> bool:
     return shutil.which(binary, path=env.get("PATH", os.defpath)) is not None
 
 
@@ -186,13 +186,13 @@ def _bins(gates: Gates, env: Mapping[str, str], platform: str) -> list[GateFailu
     return [
         GateFailure("bins", f"needs `{b}` on PATH; it is not there", _install_fix([b], gates, env, platform))
         for b in gates.bins
-        if not _on_path(b, env)
+        if not on_path(b, env)
     ]
 
 
 def _any_bins(gates: Gates, env: Mapping[str, str], platform: str) -> list[GateFailure]:
     wanted = gates.any_bins
-    if not wanted or any(_on_path(b, env) for b in wanted):
+    if not wanted or any(on_path(b, env) for b in wanted):
         return []
     names = ", ".join(f"`{b}`" for b in wanted)
     return [
@@ -211,13 +211,14 @@ def _install_fix(bins, gates: Gates, env: Mapping[str, str], platform: str) -> s
     ]
     if not specs:
         return None
-    specs.sort(key=lambda s: not _tool_present(s, env))
+    specs.sort(key=lambda s: not tool_present(s, env))
     return specs[0].command()
 
 
-def _tool_present(spec: InstallSpec, env: Mapping[str, str]) -> bool:
+def tool_present(spec: InstallSpec, env: Mapping[str, str]) -> bool:
+    """Is the tool this install spec runs on PATH? (``download`` needs none.)"""
     tool = _INSTALLER_TOOL.get(spec.kind)
-    return tool is None or _on_path(tool, env)
+    return tool is None or on_path(tool, env)
 
 
 def _env(gates: Gates, config: Config | None, env: Mapping[str, str]) -> list[GateFailure]:

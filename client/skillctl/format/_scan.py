@@ -101,9 +101,9 @@ class Scan:
             return parts[0] == self.kept_top
         return True
 
-    def finish(self, inspection: ArchiveInspection) -> None:
+    def finish(self, inspection: ArchiveInspection, *, skill: bool = True) -> None:
         self.findings += collisions([(e.parts, e.kind) for e in self.entries])
-        root, problem = find_root(self.entries)
+        root, problem = find_root(self.entries) if skill else ((), None)
         if problem is not None and not self.findings:
             self.findings.append(problem)
         if root is not None:

@@ -145,7 +145,7 @@ def _read_source(source: Source, limits: Limits, findings: list[Finding]) -> byt
     return data
 
 
-def _inspect_bytes(data: bytes, limits: Limits, inspection: ArchiveInspection) -> None:
+def _inspect_bytes(data: bytes, limits: Limits, inspection: ArchiveInspection, *, skill: bool = True) -> None:
     inspection.size = len(data)
     inspection.sha256 = hashlib.sha256(data).hexdigest()
     inspection.kind = _detect(data)
@@ -160,7 +160,7 @@ def _inspect_bytes(data: bytes, limits: Limits, inspection: ArchiveInspection) -
     except Refused as stop:
         inspection.findings += scan.findings + stop.findings
         return
-    scan.finish(inspection)
+    scan.finish(inspection, skill=skill)
 
 
 def _detect(data: bytes) -> str:
@@ -176,12 +176,15 @@ def _members(kind: str, data: bytes, limits: Limits) -> Iterable[Member]:
 # --- extraction ----------------------------------------------------------------------------
 
 
-def extract_archive(source: Source, dest: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Path:
+def extract_archive(
+    source: Source, dest: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS, skill: bool = True
+) -> Path:
     """Extract the skill in ``source`` to ``dest`` (which must not exist) atomically.
 
     Raises :class:`ArchiveError` when the archive is refused (nothing is written then), and
     :class:`SkillctlError` when ``dest`` exists. Only a temporary folder beside ``dest`` is
-    ever written to; it becomes ``dest`` with one rename, or is removed.
+    ever written to; it becomes ``dest`` with one rename, or is removed. ``skill=False``: any
+    archive that passes the same checks (a tool ``check --fix`` downloads), whole, SKILL.md or not.
     """
     dest = Path(dest)
     findings: list[Finding] = []
@@ -189,7 +192,7 @@ def extract_archive(source: Source, dest: str | os.PathLike, *, limits: Limits =
     if data is None:
         raise ArchiveError(findings)
     inspection = ArchiveInspection(source=_label(source))
-    _inspect_bytes(data, limits, inspection)
+    _inspect_bytes(data, limits, inspection, skill=skill)
     if not inspection.ok:
         raise ArchiveError(inspection.findings)
     if os.path.lexists(dest):

@@ -246,6 +246,7 @@ def _install(value: Any, path: str, soft: bool, r: Reader) -> list[InstallSpec]:
                 label=r.text(item.get("label"), path, soft=soft),
                 os=_os_list(item.get("os"), path, soft, r),
                 id=r.text(item.get("id"), path, soft=soft),
+                sha256=r.text(item.get("sha256"), path, soft=soft).lower(),
             )
         )
     return specs

@@ -33,6 +33,7 @@ class InstallSpec:
     label: str = ""
     os: list[str] = field(default_factory=list)
     id: str = ""
+    sha256: str = ""  # download: the file's digest, verified before anything is written
 
     def command(self) -> str:
         """The shell command a user would run for this spec."""

@@ -128,8 +128,8 @@ def _skip_inspection(monkeypatch, files=None):
     """Make inspection pass whatever it sees, to prove the writing pass checks on its own."""
     real = archive_module._inspect_bytes
 
-    def lenient(data, limits, inspection):
-        real(data, limits, inspection)
+    def lenient(data, limits, inspection, **options):
+        real(data, limits, inspection, **options)
         inspection.findings.clear()
         if files is not None:
             inspection.files = files
@@ -173,3 +173,26 @@ def test_failure_while_writing_removes_the_temporary_folder(tmp_path, monkeypatc
     with pytest.raises(OSError):
         extract_archive(skill("zip"), tmp_path / "demo")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tool_archive_without_skill_md_extracts_whole_with_the_same_checks(tmp_path):
+    """check --fix extracts downloaded tools with skill=False: no SKILL.md needed, no root
+    folder stripped, and every path check still applies."""
+    import io
+    import tarfile
+
+    def tar_gz(name: str) -> bytes:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = 3, 0o755
+            tar.addfile(info, io.BytesIO(b"hi\n"))
+        return buffer.getvalue()
+
+    with pytest.raises(ArchiveError):
+        extract_archive(tar_gz("tool-1.0/bin/tool"), tmp_path / "as-skill")
+    out = extract_archive(tar_gz("tool-1.0/bin/tool"), tmp_path / "tool", skill=False)
+    assert (out / "tool-1.0" / "bin" / "tool").read_bytes() == b"hi\n"
+    with pytest.raises(ArchiveError) as refused:
+        extract_archive(tar_gz("../tool"), tmp_path / "evil", skill=False)
+    assert "archive.path_traversal" in {f.code for f in refused.value.findings}
