@@ -12,7 +12,12 @@ Two TOML files in ``paths.config_dir()``:
   :mod:`skillctl.runtime.toolsets`), ``[runtime] trusted_mcp`` (the skills whose MCP command
   the user trusted, each pinned to a digest; written only by ``skillctl mcp trust``,
   :mod:`skillctl.runtime.mcp_trust`), and any other keys the ``config``
-  gates of skills read (dotted, e.g. ``browser.enabled``).
+  gates of skills read (dotted, e.g. ``browser.enabled``). Seed 000's settings are plain values
+  in ``[skills]`` (a skill's table never is one, so they cannot clash): ``keyword_threshold``
+  (routing's lexical threshold, points), ``autoload`` (``route --ask`` loads without asking),
+  ``show_matches`` (``route --ask`` names the words that matched), ``docker_enabled`` (false:
+  ``skillctl run`` never uses Docker) and ``python_base_image`` (the image ``skillctl run``
+  uses); :data:`SEED_SETTINGS` lists them.
 - ``credentials.toml``: ``[registries.<name>] token``. Both files are created with mode 0600
   from the first byte (a temp file opened 0600, then one rename), so a token is never readable
   by others, not even for a moment.
@@ -45,6 +50,15 @@ ENV_REGISTRY_NAME = "env"  # the name shown for a registry given by SKILLYARD_RE
 # `skillctl config add-registry NAME URL` (or SKILLYARD_REGISTRY) and make it the default.
 DEFAULT_REGISTRY_NAME = "local"
 DEFAULT_REGISTRY_URL = "http://127.0.0.1:8000"
+
+# Seed 000's `skills` settings, each with the type it takes (Config.setting reads them).
+SEED_SETTINGS: dict[str, type] = {
+    "keyword_threshold": float,
+    "autoload": bool,
+    "show_matches": bool,
+    "docker_enabled": bool,
+    "python_base_image": str,
+}
 
 # Keys whose values are secrets: masked whenever configuration is shown.
 SECRET_KEY_WORDS = ("token", "apikey", "api_key", "secret", "password")
@@ -122,6 +136,23 @@ class Config:
     def get(self, dotted: str, default: Any = None) -> Any:
         """A value of ``config.toml`` by dotted key (``browser.enabled``)."""
         return get_dotted(self.values, dotted, default)
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """One of seed 000's ``[skills]`` settings (:data:`SEED_SETTINGS`), or ``default``
+        when unset; a value of the wrong type is ``config.invalid``, never guessed at."""
+        kind = SEED_SETTINGS[key]
+        value = (self.values.get("skills") or {}).get(key)
+        if value is None:
+            return default
+        if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, kind) and not (isinstance(value, str) and not value.strip()):
+            return value
+        raise SkillctlError(
+            f"skills.{key} in config.toml must be a {kind.__name__} (got {value!r})",
+            hint=f"Run `skillctl config set skills.{key} VALUE`.",
+            code="config.invalid",
+        )
 
 
 def normalise_url(url: str) -> str:

@@ -55,6 +55,9 @@ class SkillSet:
         # Route as if on another machine (or for evaluation): no OS/binary/env/config gates, and
         # this machine's enable/disable settings don't apply either.
         self.ignore_gates = ignore_gates
+        threshold = config.setting("keyword_threshold") if config is not None else None
+        if threshold is not None and weights is DEFAULT_WEIGHTS:  # seed 000's config key
+            weights = weights.with_values(threshold=threshold)
         self.weights = weights
         self.semantic = sem.available() if semantic is None else semantic and sem.available()
         located = discovery.locate(self.roots)

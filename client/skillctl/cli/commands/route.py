@@ -148,7 +148,8 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
 
     if message is None:
         raise UsageError("--ask needs a MESSAGE", code="route.ask_needs_message")
-    if not sys.stdin.isatty():
+    autoload, show_matches = app.config.setting("autoload", False), app.config.setting("show_matches", False)
+    if not autoload and not sys.stdin.isatty():
         raise UsageError(
             "--ask needs a terminal to ask on",
             hint="Run it interactively, or drop --ask.",
@@ -164,8 +165,12 @@ def _ask(app: App, skills, message: str | None, history: list[str], as_json: boo
         sys.stderr.write(text)
         sys.stderr.flush()
 
+    if show_matches:  # seed 000's `show_matches`: what matched, before the question
+        write("".join(f"'{m.name}' matched: {'; '.join(m.reasons)}\n" for m in matches))
+    # Seed 000's `autoload`: every routed skill loads as if approved for this session.
+    approved = state.approved_skills() | ({m.name for m in matches} if autoload else set())
     result = approval.ask(
-        matches, tokens, read=lambda: sys.stdin.readline() or None, write=write, approved=state.approved_skills()
+        matches, tokens, read=lambda: sys.stdin.readline() or None, write=write, approved=frozenset(approved)
     )
     for name in result.remembered:
         state.remember_approval(name)

@@ -81,6 +81,9 @@ def run(
     input_value = _parse_input(input_)  # usage errors first
     folder = resolve_skill(skill)
     config = _config_or_none(app)
+    if config is not None:  # seed 000's settings: no Docker at all, or another image for it
+        backend = "bwrap" if backend == "auto" and config.setting("docker_enabled") is False else backend
+        image = image or config.setting("python_base_image")
     env, mask = _skill_env(folder, config)
     request = request_for(
         folder,
