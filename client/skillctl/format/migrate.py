@@ -3,6 +3,10 @@
 Only the lines holding inline JSON mappings (``metadata: {...}``, or ``openclaw: {...}`` inside
 a block ``metadata``) change; every other frontmatter line and the whole body are kept byte for
 byte (line endings included). The result must parse to the same data, or nothing is written.
+
+``flatten`` (seed 002's form, ``migrate --flatten``) moves the fields of the gating blocks
+(``metadata.openclaw`` / ``clawdbot`` / ...) directly under ``metadata``, as block YAML; only the
+``metadata`` lines change, and the result must give the same normalised manifest.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class Migration:
         return "".join(difflib.unified_diff(before, after, f"a/{name}", f"b/{name}"))
 
 
-def plan_migration(path: str | os.PathLike) -> Migration:
+def plan_migration(path: str | os.PathLike, *, flatten: bool = False) -> Migration:
     """Read the SKILL.md at ``path`` (or in that folder) and compute its migration."""
     target = Path(path)
     if target.is_dir():
@@ -51,11 +55,11 @@ def plan_migration(path: str | os.PathLike) -> Migration:
         original = target.read_bytes()
     except OSError as exc:
         raise MigrateError(f"cannot read {target}: {exc.strerror or exc}", "skill.unreadable") from exc
-    return Migration(target, original, migrate_skill_md(original))
+    return Migration(target, original, flatten_skill_md(original) if flatten else migrate_skill_md(original))
 
 
-def migrate_skill_md(data: bytes) -> bytes:
-    """The SKILL.md with inline JSON metadata rewritten as block YAML (raises MigrateError)."""
+def _split(data: bytes) -> tuple[list[bytes], int]:
+    """(the lines with their endings, the index of the closing ``---``) or MigrateError."""
     lines = data.split(b"\n")
     lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     if not lines or lines[0].removeprefix(_BOM).rstrip() != b"---":
@@ -63,6 +67,44 @@ def migrate_skill_md(data: bytes) -> bytes:
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == b"---"), None)
     if end is None:
         raise MigrateError("the frontmatter has no closing '---' line", "frontmatter.unclosed")
+    return lines, end
+
+
+def flatten_skill_md(data: bytes) -> bytes:
+    """The SKILL.md with its gating blocks' fields directly under ``metadata`` (seed 002)."""
+    from skillctl.format.extensions import GATING_BLOCKS
+    from skillctl.format.parse import parse_skill_md
+
+    lines, end = _split(data)
+    fm = _load(lines[1:end])
+    metadata = fm.get("metadata") if isinstance(fm, dict) else None
+    blocks = [b for b in GATING_BLOCKS if isinstance(metadata, dict) and isinstance(metadata.get(b), dict)]
+    if not blocks or not isinstance(metadata, dict):
+        raise MigrateError("no metadata.openclaw (or clawdbot, moltbot) block to flatten", "migrate.nothing_to_do")
+    flat = {k: v for k, v in metadata.items() if k not in blocks}
+    for block in reversed(blocks):  # the first block read wins, as the parser reads them
+        flat.update(metadata[block])
+    start = next(i for i in range(1, end) if lines[i].startswith(b"metadata:"))
+    stop = next((i for i in range(start + 1, end) if lines[i][:1] not in (b" ", b"\t", b"#") and lines[i].strip()), end)
+    eol = b"\r\n" if lines[start].endswith(b"\r\n") else b"\n"
+    dumped = yaml.safe_dump(
+        {"metadata": flat}, default_flow_style=False, sort_keys=False, allow_unicode=True, width=10_000
+    )
+    rows = [row.encode("utf-8") + eol for row in dumped.splitlines()]
+    result = b"".join([*lines[:start], *rows, *lines[stop:]])
+    before, after = parse_skill_md(data).manifest, parse_skill_md(result).manifest
+    if before is None or after is None or _gating(before) != _gating(after):
+        raise MigrateError("the flattened frontmatter would not give the same manifest", "migrate.unsafe")
+    return result
+
+
+def _gating(manifest) -> dict:
+    return {k: v for k, v in manifest.to_dict().items() if k != "metadata"}
+
+
+def migrate_skill_md(data: bytes) -> bytes:
+    """The SKILL.md with inline JSON metadata rewritten as block YAML (raises MigrateError)."""
+    lines, end = _split(data)
     old_fm, new_fm, in_metadata = lines[1:end], [], False
     for line in old_fm:
         if line[:1] not in (b" ", b"\t", b"#") and line.strip():
@@ -119,4 +161,4 @@ def _load(lines: list[bytes]):
     return block.data
 
 
-__all__ = ["MigrateError", "Migration", "migrate_skill_md", "plan_migration"]
+__all__ = ["MigrateError", "Migration", "flatten_skill_md", "migrate_skill_md", "plan_migration"]

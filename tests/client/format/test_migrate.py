@@ -104,3 +104,43 @@ def test_every_inline_json_skill_in_the_corpus_migrates(corpus_dir):
         assert after.body.encode() == before.body.encode()
         migrated += 1
     assert migrated > 500
+
+
+# --- --flatten: seed 002's form (issue 36 item 22) ------------------------------------------------
+def test_flatten_moves_the_gating_block_directly_under_metadata_with_the_same_manifest():
+    from skillctl.format.migrate import flatten_skill_md
+
+    data = HEAD + b"# body\r\nkept\n"
+    out = flatten_skill_md(data)
+    assert b"metadata:\n  emoji:" in out and b"clawdbot" not in out
+    assert out.endswith(b"---\n# body\r\nkept\n") and out.startswith(b"---\nname: demo\n")
+    before, after = parse_skill_md(data).manifest, parse_skill_md(out).manifest
+    assert after.requires.bins == ["jq"] and after.emoji == before.emoji
+    codes = {f.code for f in parse_skill_md(out).findings}
+    assert "metadata.value_type" not in codes and codes <= {f.code for f in parse_skill_md(data).findings}
+
+
+def test_flatten_keeps_other_metadata_and_block_style_blocks():
+    from skillctl.format.migrate import flatten_skill_md
+
+    data = (
+        b"---\nname: demo\ndescription: d\nmetadata:\n  author: me\n  openclaw:\n    os: [linux]\n"
+        b"    requires:\n      env: [TOKEN]\nlicense: MIT\n---\nbody\n"
+    )
+    out = flatten_skill_md(data)
+    assert b"  author: me\n" in out and b"openclaw" not in out and b"license: MIT\n---\nbody\n" in out
+    assert parse_skill_md(out).manifest.requires.env == ["TOKEN"] and parse_skill_md(out).manifest.os == ["linux"]
+
+
+def test_flatten_with_no_gating_block_has_nothing_to_do():
+    from skillctl.format.migrate import flatten_skill_md
+
+    with pytest.raises(MigrateError) as err:
+        flatten_skill_md(b"---\nname: demo\ndescription: d\nmetadata:\n  author: me\n---\n")
+    assert err.value.code == "migrate.nothing_to_do"
+
+
+def test_flatten_through_plan_migration(tmp_path):
+    (tmp_path / "SKILL.md").write_bytes(HEAD + b"x\n")
+    migration = plan_migration(tmp_path, flatten=True)
+    assert b"clawdbot" not in migration.migrated and "-metadata: {" in migration.diff()

@@ -152,17 +152,23 @@ def init(app: App, name: str, parent: str, description: str | None, as_json: boo
 @click.command()
 @click.argument("path", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
+@click.option("--flatten", is_flag=True, help="Move metadata.openclaw/clawdbot/moltbot fields directly under metadata.")
 @json_option
 @pass_app
-def migrate(app: App, path: str, dry_run: bool, as_json: bool) -> int:
-    """Rewrite OpenClaw/Clawdbot single-line JSON metadata in SKILL.md as block YAML."""
+def migrate(app: App, path: str, dry_run: bool, flatten: bool, as_json: bool) -> int:
+    """Rewrite OpenClaw/Clawdbot single-line JSON metadata in SKILL.md as block YAML.
+
+    With --flatten: write the gating fields directly under `metadata:` (the flattened form of
+    seed 002, which skillctl reads as well; docs/skill-fields.md)."""
     from skillctl.format.migrate import MigrateError, plan_migration
 
     try:
-        migration = plan_migration(path)
+        migration = plan_migration(path, flatten=flatten)
     except MigrateError as exc:
         hints = {
-            "migrate.nothing_to_do": "the metadata is already block YAML (or there is none)",
+            "migrate.nothing_to_do": "the gating fields are already directly under metadata (or there are none)"
+            if flatten
+            else "the metadata is already block YAML (or there is none)",
             "migrate.unsafe": "edit the metadata by hand; `skillctl validate` shows what is wrong",
         }
         raise SkillctlError(str(exc), hint=hints.get(exc.code, "check PATH"), code=exc.code) from exc
