@@ -6,14 +6,16 @@ import json
 from pathlib import Path
 
 from skillctl.errors import SkillctlError, UsageError
+from skillctl.format.fields import PLACEHOLDER_INSTRUCTIONS
 
 PLACEHOLDER_DESCRIPTION = "Describe what {name} does and when an agent should use it (one or two sentences)."
-PLACEHOLDER_BODY = """\
-# {title}
-
-Step-by-step instructions for the agent go here. Keep this file short: put long reference
-material in `references/` and executable helpers in `scripts/`.
-"""
+# `validate` refuses the skill while PLACEHOLDER_INSTRUCTIONS is in it (body.placeholder).
+PLACEHOLDER_BODY = (
+    "# {title}\n\n"
+    + PLACEHOLDER_INSTRUCTIONS
+    + " Keep this file short: put long reference\n"
+    + "material in `references/` and executable helpers in `scripts/`.\n"
+)
 SKELETON = """\
 ---
 name: {name}

@@ -21,6 +21,8 @@ MAX_COMPATIBILITY = 500  # the specification's limit
 # `Bash(git add:*)` holds a space; split the allowed-tools string on spaces/commas outside (...).
 # The description `skillctl init` writes: left unchanged, the skill tells agents nothing.
 PLACEHOLDER_DESCRIPTION = re.compile(r"^Describe what \S+ does and when an agent should use it\b")
+# The sentence of the body `skillctl init` writes: while it is there, the skill has no instructions.
+PLACEHOLDER_INSTRUCTIONS = "Step-by-step instructions for the agent go here."
 _TOOL_RE = re.compile(r"[^\s,(]+(?:\([^)]*\))?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 

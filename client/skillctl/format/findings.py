@@ -75,6 +75,7 @@ CODES: dict[str, str] = {
     "description.too_long": "the description is over 1024 characters",
     "link.missing": "SKILL.md links to a file the skill does not contain",
     "description.placeholder": "the description is the placeholder `skillctl init` wrote: say what the skill does and when to use it",
+    "body.placeholder": "the body is the placeholder `skillctl init` wrote: give the agent its instructions",
     "compatibility.too_long": "the compatibility field is over 500 characters",
     "field.type": "a known field has the wrong type",
     "field.value": "a known field has a value outside what it allows",

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from skillctl.format import frontmatter
-from skillctl.format.fields import normalise
+from skillctl.format.fields import PLACEHOLDER_INSTRUCTIONS, normalise
 from skillctl.format.findings import Finding, error, warning
 from skillctl.format.limits import DEFAULT_LIMITS
 from skillctl.format.report import SkillReport
@@ -60,6 +60,10 @@ def parse_skill_md(
     )
     report.manifest = manifest
     report.findings += findings
+    if PLACEHOLDER_INSTRUCTIONS in " ".join(block.body.split()):
+        report.findings.append(
+            error("body.placeholder", "the instructions are still the placeholder `skillctl init` wrote", location)
+        )
     body_lines = block.body.count("\n") + (0 if block.body.endswith("\n") or not block.body else 1)
     if body_lines > MAX_BODY_LINES:
         report.findings.append(

@@ -96,18 +96,22 @@ def test_real_binary_runs_validate(tmp_path):
 
 
 # --- init -------------------------------------------------------------------------------------------
-def test_init_skeleton_is_refused_until_its_placeholder_description_is_replaced(tmp_path, capsys):
+def test_init_skeleton_is_refused_until_its_placeholder_description_and_body_are_replaced(tmp_path, capsys):
     code, _, _ = run(capsys, "init", "my-skill", "--path", str(tmp_path))
     folder = tmp_path / "my-skill"
     assert code == 0 and (folder / "scripts").is_dir() and (folder / "references").is_dir()
     code, out, _ = run(capsys, "validate", "--json", str(folder))
     line = json_lines(out)[0]
-    assert code == 1 and [e["code"] for e in line["errors"]] == ["description.placeholder"]
+    assert code == 1 and [e["code"] for e in line["errors"]] == ["description.placeholder", "body.placeholder"]
 
     skill_md = folder / "SKILL.md"
     text = skill_md.read_text().splitlines()
     text[2] = "description: Greets a person by name. Use when the user asks for a greeting."
     skill_md.write_text("\n".join(text) + "\n")
+    code, out, _ = run(capsys, "validate", "--json", str(folder))
+    assert code == 1 and [e["code"] for e in json_lines(out)[0]["errors"]] == ["body.placeholder"]
+
+    skill_md.write_text("\n".join(text[:7]) + "\n\n# My skill\n\nGreet the person by the name they gave.\n")
     code, out, _ = run(capsys, "validate", "--strict", "--json", str(folder))
     line = json_lines(out)[0]
     # The skeleton passes the specification literally: its version sits under metadata.
