@@ -28,7 +28,16 @@ def skill_from(tmp_path: Path, marker: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("marker", ["fields-example", "fields-example-openclaw", "fields-example-runtime"])
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "fields-example",
+        "fields-example-openclaw",
+        "fields-example-runtime",
+        "fields-example-seed-002",
+        "fields-example-seed-003",
+    ],
+)
 def test_documented_examples_validate_without_a_finding(tmp_path, marker):
     report = load_skill(skill_from(tmp_path, marker))
     assert report.valid and [f.code for f in report.findings] == []
@@ -70,3 +79,12 @@ def test_the_runtime_example_means_what_the_page_says(tmp_path):
         ("the user wants a feature", "plan-feature"),
     ]
     assert m.toolsets == ["acme_tools.calc:Calculator"]
+
+
+def test_the_seed_forms_mean_what_the_page_says(tmp_path):
+    m = load_skill(skill_from(tmp_path, "fields-example-seed-002")).manifest
+    assert (m.requires.bins, m.requires.any_bins, m.requires.env) == (["gh"], ["curl", "wget"], ["GITHUB_TOKEN"])
+    assert m.primary_env == "GITHUB_TOKEN" and [s.kind for s in m.install] == ["brew", "apt"]
+    m = load_skill(skill_from(tmp_path, "fields-example-seed-003")).manifest
+    assert m.requires.bins == ["npx"] and m.vars["REVIEW_STYLE"].default == "balanced"
+    assert m.vars["GITHUB_TOKEN"].required and m.vars["MAX_FILES"].default == "20"
