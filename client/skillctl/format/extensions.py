@@ -87,7 +87,9 @@ INSTALL_KINDS = {"brew": "brew", "apt": "apt", "npm": "npm", "node": "npm", "go"
                  "uv": "uv", "pip": "uv", "pipx": "uv", "download": "download"}  # fmt: skip
 _PACKAGE_KEYS = ("formula", "cask", "package", "module", "url", "command", "archive")
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TOOLSET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+# `module:Class` from the Python path, or seed 004's skill-relative `toolsets/index:Class` (a
+# file of the skill: plain path segments, never `..` or absolute; runtime/toolsets.py loads it).
+_TOOLSET = re.compile(r"^(?:[A-Za-z_][\w.]*|[A-Za-z0-9_][\w-]*(?:/[A-Za-z0-9_][\w-]*)*(?:\.py)?):[A-Za-z_]\w*$")
 _RUNTIME_KEYS = {
     "runtime": ("runtime",),
     "entrypoint": ("entrypoint", "entry", "main"),

@@ -131,15 +131,16 @@ class TrustedEntry:
         return {"name": self.name, "digest": self.digest}
 
 
-def trusted_entries(config) -> tuple[TrustedEntry, ...]:
-    """``[runtime] trusted_mcp`` of the config (UsageError runtime.config_invalid when wrong)."""
+def trusted_entries(config, key: str = CONFIG_KEY) -> tuple[TrustedEntry, ...]:
+    """``[runtime] trusted_mcp`` of the config, or another list of pins ``key`` names
+    (``trusted_skill_toolsets``); UsageError runtime.config_invalid when wrong."""
     values = config.values if config is not None else {}
     runtime = values.get("runtime") or {}
-    raw = runtime.get(CONFIG_KEY, []) if isinstance(runtime, dict) else None
+    raw = runtime.get(key, []) if isinstance(runtime, dict) else None
     if not isinstance(raw, list) or not all(_is_entry(e) for e in raw):
         raise UsageError(
-            f"[runtime] {CONFIG_KEY} must be a list of {{name, digest}} tables",
-            hint=f"Remove it and run `skillctl mcp trust NAME` again; only that command writes {CONFIG_KEY}.",
+            f"[runtime] {key} must be a list of {{name, digest}} tables",
+            hint=f"Remove it and trust the skills again; only skillctl writes {key}.",
             code="runtime.config_invalid",
         )
     return tuple(TrustedEntry(str(e["name"]), str(e["digest"])) for e in raw)
@@ -189,31 +190,36 @@ def _untrusted(command: ServerCommand, why: str, config, code: str) -> SkillctlE
 def trust_write(command: ServerCommand) -> bool:
     """Pin ``command`` in config.toml (replacing an older entry of its skill); False when it
     was pinned exactly so already."""
-    entries = _stored_entries()
-    if TrustedEntry(command.skill, command.digest) in entries:
+    return pin_write(TrustedEntry(command.skill, command.digest))
+
+
+def pin_write(entry: TrustedEntry, key: str = CONFIG_KEY) -> bool:
+    """Pin ``entry`` in the ``key`` list of config.toml (replacing an older entry of its skill);
+    False when it was pinned exactly so already."""
+    entries = _stored_entries(key)
+    if entry in entries:
         return False
-    kept = [e for e in entries if e.name != command.skill]
-    _store_entries([*kept, TrustedEntry(command.skill, command.digest)])
+    _store_entries([*(e for e in entries if e.name != entry.name), entry], key)
     return True
 
 
-def untrust_write(name: str) -> bool:
+def untrust_write(name: str, key: str = CONFIG_KEY) -> bool:
     """Remove ``name``'s entry from config.toml; False when there was none."""
-    entries = _stored_entries()
+    entries = _stored_entries(key)
     kept = [e for e in entries if e.name != name]
     if len(kept) == len(entries):
         return False
-    _store_entries(kept)
+    _store_entries(kept, key)
     return True
 
 
-def _stored_entries() -> list[TrustedEntry]:
+def _stored_entries(key: str = CONFIG_KEY) -> list[TrustedEntry]:
     from skillctl.config import Config, config_path, read_toml
 
-    return list(trusted_entries(Config(values=read_toml(config_path()))))
+    return list(trusted_entries(Config(values=read_toml(config_path())), key))
 
 
-def _store_entries(entries: list[TrustedEntry]) -> None:
+def _store_entries(entries: list[TrustedEntry], key: str = CONFIG_KEY) -> None:
     from skillctl.config import config_path, edit_toml, write_toml
 
     data = edit_toml(config_path())
@@ -224,5 +230,5 @@ def _store_entries(entries: list[TrustedEntry]) -> None:
             hint="Run `skillctl config get runtime` to see it.",
             code="config.not_a_table",
         )
-    runtime[CONFIG_KEY] = [e.to_dict() for e in entries]
+    runtime[key] = [e.to_dict() for e in entries]
     write_toml(config_path(), data)

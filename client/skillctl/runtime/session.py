@@ -47,7 +47,7 @@ from skillctl.runtime.management import SPEC as MANAGEMENT_SPEC
 from skillctl.runtime.pipeline import TRANSITION_TOOL, Pipeline, Transition
 from skillctl.runtime.policy import ToolPolicy
 from skillctl.runtime.snapshot import PinnedSkills, Snapshot
-from skillctl.runtime.toolsets import Toolsets, trusted_patterns
+from skillctl.runtime.toolsets import Toolsets
 
 UNTRUSTED_CODES = ("mcp.untrusted", "mcp.trust_changed")  # the user has not consented to the command
 WIRE_NAME_MAX = 64  # the OpenAI limit on function names (Anthropic allows more)
@@ -94,7 +94,7 @@ class Session:
         self.pipeline = Pipeline(
             manifest=self._manifest, refusal=self._refusal, activate=self.load_skill, reporter=self.reporter
         )
-        self.toolsets = Toolsets(trusted=trusted_patterns(skills.config), reporter=self.reporter)
+        self.toolsets = Toolsets.for_session(skills.config, reporter=self.reporter)
         self.management = SkillManagement(skills, approve=approve, changed=self.enabling_changed) if manage else None
         self.closed = False
         self._mcp: Any = None  # McpClients, created by the first skill that has a server

@@ -8,10 +8,20 @@ config's allow-list of ``module:Class`` patterns (``*`` wildcards)::
     trusted_toolsets = ["acme_tools.calc:Calculator", "acme_tools.*"]
 
 The module is imported from the Python path (a package the user installed), never from the
-skill folder: a skill cannot bring the code a trusted name lets in. A toolset that is not
+skill folder: a skill cannot bring the code a trusted name lets in. Seed 004's skill-relative
+form, ``toolsets/index:Class`` (a path with ``/`` or ending in ``.py``: the file
+``toolsets/index.py`` of the skill), is code the skill brings, so it is trusted like an MCP
+command: pinned to a digest of the skill's Python files (:func:`skill_code`,
+:func:`trust_skill_toolsets`, ``[runtime] trusted_skill_toolsets``), and any change to those
+files untrusts it (``toolset.trust_changed``). A toolset that is not
 trusted is not imported at all (``toolset.untrusted``); one that cannot be imported or built is
 ``toolset.load_failed``. Either way the ``load_skill`` result says so and the SkillSet's
 Reporter warns; the skill itself still loads.
+
+Seed 001's ``custom`` classes, toolsets for every session whatever skill is loaded, are the
+config's ``[runtime] session_toolsets = ["module:Class"]`` (listing one there is the user's trust;
+only the Python path is searched). Their tools are ``toolset:_session.<method>`` (no skill name
+starts with ``_``), sent as ``toolset___session__<method>``.
 
 The class is built with no arguments. Each public method (no leading underscore, not async,
 no ``*args``/``**kwargs``) becomes the tool ``toolset:<skill>.<method>``, sent to the model as
@@ -29,7 +39,9 @@ applies: ``group:toolsets`` (in the ``coding`` and ``full`` profiles), and a loa
 from __future__ import annotations
 
 import collections.abc
+import hashlib
 import importlib
+import importlib.util
 import inspect
 import json
 import types
@@ -38,10 +50,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
+from pathlib import Path
 
 from skillctl.errors import SkillctlError, UsageError
 
 CONFIG_KEY = "trusted_toolsets"  # [runtime] trusted_toolsets = [...]
+SKILL_CODE_KEY = "trusted_skill_toolsets"  # [runtime] trusted_skill_toolsets = [{name, digest}]
+SESSION_KEY = "session_toolsets"  # [runtime] session_toolsets = ["module:Class"] (seed 001's custom)
+SESSION_SKILL = "_session"  # the namespace of session toolsets' tools: never a skill's name
+MAX_SKILL_CODE_FILES = 500  # Python files digested for a skill's own toolsets (more: refused)
 _ARRAYS = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Set)
 _OBJECTS = (dict, collections.abc.Mapping)
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
@@ -80,11 +97,79 @@ def trusted_by(ref: str, patterns: Sequence[str]) -> str:
     return next((p for p in patterns if fnmatchcase(ref, p)), "")
 
 
-def build(ref: str):
-    """An instance of the class ``module:Class`` names (SkillctlError toolset.load_failed)."""
+def session_refs(config) -> tuple[str, ...]:
+    """``[runtime] session_toolsets`` (UsageError runtime.config_invalid when wrong)."""
+    runtime = (config.values if config is not None else {}).get("runtime") or {}
+    refs = runtime.get(SESSION_KEY, []) if isinstance(runtime, dict) else None
+    if not isinstance(refs, list) or not all(isinstance(r, str) and ":" in r and "*" not in r for r in refs):
+        raise UsageError(
+            f"[runtime] {SESSION_KEY} must be a list of 'module:Class' names",
+            hint='e.g. session_toolsets = ["my_project.tools:Weather"]',
+            code="runtime.config_invalid",
+        )
+    return tuple(refs)
+
+
+def skill_relative(ref: str) -> bool:
+    """Does ``ref`` name a file of the skill (seed 004's ``toolsets/index:Class``)?"""
+    module = ref.partition(":")[0]
+    return "/" in module or module.endswith(".py")
+
+
+def skill_code(skill) -> str:
+    """The digest trusting a skill's own toolsets pins: its toolset names and the bytes of every
+    Python file in the skill (a toolset file imports its neighbours)."""
+    root = Path(skill.path).resolve()
+    files = sorted(p for p in root.rglob("*.py") if p.is_file() and not p.is_symlink())
+    if len(files) > MAX_SKILL_CODE_FILES:
+        raise SkillctlError(
+            f"{skill.name} has {len(files)} Python files; its toolsets are not loaded",
+            hint=f"A skill's own toolsets are trusted by a digest of its Python files (at most {MAX_SKILL_CODE_FILES}).",
+            code="toolset.load_failed",
+        )
+    canonical = json.dumps(
+        {
+            "toolsets": sorted(r for r in skill.manifest.toolsets if skill_relative(r)),
+            "files": {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files},
+        },
+        sort_keys=True,
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trust_skill_toolsets(skill) -> bool:
+    """Pin the skill's own toolsets as they are now in config.toml (what the user consents to
+    after reading them); False when pinned so already."""
+    from skillctl.runtime.mcp_trust import TrustedEntry, pin_write
+
+    return pin_write(TrustedEntry(skill.name, skill_code(skill)), SKILL_CODE_KEY)
+
+
+def require_skill_code_trusted(skill, config) -> None:
+    """SkillctlError ``toolset.untrusted`` / ``toolset.trust_changed`` unless the user pinned
+    the skill's Python files as they are now."""
+    from skillctl.runtime.mcp_trust import trusted_entries
+
+    pinned = [e.digest for e in trusted_entries(config, SKILL_CODE_KEY) if e.name == skill.name]
+    if skill_code(skill) in pinned:
+        return
+    raise SkillctlError(
+        f"{skill.name}'s own toolset code would run in the agent's process, and "
+        + ("it changed since the user trusted it" if pinned else "the user has not trusted it"),
+        hint="Read the skill's Python files, then trust them: "
+        "skillctl.runtime.toolsets.trust_skill_toolsets(skill) pins them in [runtime] "
+        f"{SKILL_CODE_KEY}.",
+        code="toolset.trust_changed" if pinned else "toolset.untrusted",
+    )
+
+
+def build(ref: str, skill_dir: Path | None = None):
+    """An instance of the class ``module:Class`` names, from the Python path or (a skill-relative
+    ``ref``) from a file in ``skill_dir`` (SkillctlError toolset.load_failed)."""
     module_name, _, class_name = ref.partition(":")
     try:
-        cls = getattr(importlib.import_module(module_name), class_name)
+        module = _skill_module(skill_dir, module_name) if skill_dir else importlib.import_module(module_name)
+        cls = getattr(module, class_name)
         return cls()
     except Exception as exc:  # noqa: BLE001 - importing and building run someone else's code
         raise SkillctlError(
@@ -92,6 +177,20 @@ def build(ref: str):
             hint="Install its package in the agent's Python environment.",
             code="toolset.load_failed",
         ) from None
+
+
+def _skill_module(skill_dir: Path, module_path: str):
+    root = Path(skill_dir).resolve()
+    path = (root / module_path).with_suffix(".py").resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        raise FileNotFoundError(f"no {module_path.removesuffix('.py')}.py in the skill")
+    name = "skillctl_skill_toolsets." + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path.name}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def method_tools(skill: str, instance) -> list[ToolsetTool]:
@@ -148,11 +247,24 @@ def _hints(function) -> dict:
 class Toolsets:
     """The toolsets of one session's loaded skills."""
 
-    def __init__(self, *, trusted: Sequence[str], reporter) -> None:
+    def __init__(self, *, trusted: Sequence[str], reporter, config=None) -> None:
         self.trusted = tuple(trusted)
         self.reporter = reporter
+        self.config = config  # its trusted_skill_toolsets pins skills' own toolset code
         self._tools: dict[str, ToolsetTool] = {}  # qualified name -> tool
         self._loaded: set[str] = set()
+
+    @classmethod
+    def for_session(cls, config, *, reporter) -> Toolsets:
+        """A session's toolsets: the config's trust lists, and its session toolsets loaded now."""
+        toolsets = cls(trusted=trusted_patterns(config), reporter=reporter, config=config)
+        for ref in session_refs(config):
+            try:
+                for tool in method_tools(SESSION_SKILL, build(ref)):
+                    toolsets._tools.setdefault(tool.qualified, tool)
+            except SkillctlError as err:
+                reporter.warn(f"the session toolset {ref} is not loaded: {err.message} [{err.code}]")
+        return toolsets
 
     def tools(self) -> list[ToolsetTool]:
         return list(self._tools.values())
@@ -165,7 +277,7 @@ class Toolsets:
         problems = []
         for ref in skill.manifest.toolsets:
             try:
-                self._load_one(skill.name, ref)
+                self._load_one(skill, ref)
             except SkillctlError as err:
                 self.reporter.warn(
                     f"the toolset {ref} of skill {skill.name!r} is not loaded: {err.message} [{err.code}]"
@@ -173,14 +285,19 @@ class Toolsets:
                 problems.append(f"The toolset {ref} is not loaded: {err.message} [{err.code}].")
         return problems
 
-    def _load_one(self, skill: str, ref: str) -> None:
+    def _load_one(self, skill, ref: str) -> None:
+        if skill_relative(ref):
+            require_skill_code_trusted(skill, self.config)
+            for tool in method_tools(skill.name, build(ref, Path(skill.path))):
+                self._tools.setdefault(tool.qualified, tool)
+            return
         if not trusted_by(ref, self.trusted):
             raise SkillctlError(
                 f"{ref} is not in the config's [runtime] {CONFIG_KEY}",
                 code="toolset.untrusted",
                 hint=f"A toolset runs in the agent's process; trust it with [runtime] {CONFIG_KEY} = [{ref!r}].",
             )
-        for tool in method_tools(skill, build(ref)):
+        for tool in method_tools(skill.name, build(ref)):
             self._tools.setdefault(tool.qualified, tool)  # two toolsets of one skill: the first keeps a name
 
     def call(self, qualified: str, arguments: dict) -> str:

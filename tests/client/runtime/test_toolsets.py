@@ -262,3 +262,63 @@ class Colour(enum.Enum):
 )
 def test_type_hints_become_json_schemas(hint, schema):
     assert json_schema(hint) == schema
+
+
+# --- seed 004: a skill's own toolsets, trusted by digest ------------------------------------------
+
+HELLO_PY = '''
+class HelloToolset:
+    def greet(self, who: str) -> str:
+        """Greet someone by name."""
+        return f"hello, {who}"
+'''
+
+
+def hello_skill(root):
+    folder = write_skill(
+        root / "hello-extended",
+        '---\nname: hello-extended\ndescription: Greetings.\ntoolsets:\n  - "toolsets/index:HelloToolset"\n---\nGreet.\n',
+    )
+    (folder / "toolsets").mkdir()
+    (folder / "toolsets" / "index.py").write_text(textwrap.dedent(HELLO_PY))
+    return folder
+
+
+def test_a_skill_relative_toolset_loads_only_once_its_code_is_trusted(tmp_path, home):
+    from skillctl.config import load_config
+    from skillctl.discovery import load_installed
+    from skillctl.runtime.toolsets import trust_skill_toolsets
+
+    folder = hello_skill(tmp_path / "skills")
+    untrusted = SkillSet.from_dir(tmp_path / "skills", semantic=False, config=load_config(), reporter=Reporter())
+    assert "toolset.untrusted" in untrusted.handle_tool_call("load_skill", {"name": "hello-extended"})
+    assert not any(n.startswith("toolset__") for n in offered(untrusted))
+
+    assert trust_skill_toolsets(load_installed("dir", folder)) is True
+    skills = SkillSet.from_dir(tmp_path / "skills", semantic=False, config=load_config(), reporter=Reporter())
+    assert "toolset__hello-extended__greet" in skills.handle_tool_call("load_skill", {"name": "hello-extended"})
+    assert skills.handle_tool_call("toolset__hello-extended__greet", {"who": "ada"}) == "hello, ada"
+
+    (folder / "toolsets" / "index.py").write_text(textwrap.dedent(HELLO_PY).replace("hello", "pwned"))
+    changed = SkillSet.from_dir(tmp_path / "skills", semantic=False, config=load_config(), reporter=Reporter())
+    assert "toolset.trust_changed" in changed.handle_tool_call("load_skill", {"name": "hello-extended"})
+
+
+# --- seed 001: toolsets for every session -------------------------------------------------------
+
+
+def test_session_toolsets_from_config_are_offered_in_every_session(packages):
+    calc_skill(packages / "skills", toolsets="[]")
+    config = Config(values={"runtime": {"session_toolsets": ["acme_tools.calc:Calculator"]}})
+    skills = SkillSet.from_dir(packages / "skills", semantic=False, config=config, reporter=Reporter())
+    assert "toolset___session__add" in offered(skills)  # before any skill is loaded
+    assert skills.handle_tool_call("toolset___session__add", {"a": 2, "b": 3}) == "5"
+
+
+def test_session_toolsets_must_name_classes(packages):
+    calc_skill(packages / "skills", toolsets="[]")
+    config = Config(values={"runtime": {"session_toolsets": ["acme_tools.*"]}})
+    skills = SkillSet.from_dir(packages / "skills", semantic=False, config=config, reporter=Reporter())
+    with pytest.raises(SkillctlError) as err:
+        skills.tool_definitions()
+    assert err.value.code == "runtime.config_invalid"
