@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from catalog import accounts, advisories, views
+from catalog import accounts, advisories, diff, files, views
 
 app_name = "catalog"
 
@@ -12,7 +12,9 @@ urlpatterns = [
     path("skills/<str:name>/badge.svg", views.badge, name="badge"),
     path("skills/<str:name>/files/<path:path>", views.default_file_view, name="default-file"),
     path("skills/<str:name>/versions/<str:version>", views.version_page, name="version"),
-    path("skills/<str:name>/versions/<str:version>/files/<path:path>", views.file_view, name="file"),
+    path("skills/<str:name>/versions/<str:version>/files/<path:path>", files.file_view, name="file"),
+    path("skills/<str:name>/versions/<str:version>/raw/<path:path>", files.raw_file, name="raw"),
+    path("skills/<str:name>/diff/<str:old>/<str:new>", diff.diff_page, name="diff"),
     path("skills/<str:name>/versions/<str:version>/manage", views.manage_version, name="manage-version"),
     path("skills/<str:name>/advisories", advisories.manage, name="manage-advisories"),
     path("advisories", advisories.advisory_list, name="advisories"),

@@ -6,11 +6,7 @@ for anyone who is not a member, exactly as if it did not exist.
 
 from __future__ import annotations
 
-import io
-import tarfile
-import zipfile
-from pathlib import PurePosixPath
-
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
@@ -18,15 +14,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from catalog import rendering
+from catalog.files import file_tree_html, file_view
+from catalog.versions import checks_running, install_lines, newer_version, published_message, version_rows
 from registry import search, selectors, services, trust
 from registry.access import Actor
 from registry.errors import NotFound, RegistryError
-from registry.models import Skill, SkillVersion
-from registry.storage import archive_open
+from registry.models import Skill
 from skillctl.format.limits import MAX_REASON_CHARS
 
 PAGE_SIZE = 20
-MAX_FILE_VIEW_BYTES = 1024 * 1024  # larger files are offered as a download, not shown
 SORTS = ["downloads", "updated", "name"]  # without a query (relevance needs one)
 NEAREST_NAMED = 3  # "no close match; nearest: a, b, c"
 
@@ -109,24 +105,28 @@ def version_page(request, name: str, version: str):
     sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
     found = sv.skill
     versions = selectors.skill_versions(skill=found, actor=actor)
-    manifest = sv.manifest or {}
+    manifest, checks = sv.manifest or {}, selectors.skill_version_checks(version=sv)
+    dist_tags = selectors.skill_dist_tags(skill=found, versions=versions)
     return render(
         request,
         "catalog/skill.html",
         {
             "skill": found,
             "sv": sv,
-            "versions": versions,
+            "versions": version_rows(versions, dist_tags),
+            "newer": newer_version(sv.version, dist_tags),
             "manifest": manifest,
             "body_html": rendering.render_markdown(sv.body or ""),
             "changelog_html": rendering.render_markdown(sv.changelog) if sv.changelog else "",
             "requires": manifest.get("requires") or {},
-            "checks": selectors.skill_version_checks(version=sv),
+            "checks": checks,
+            "checks_running": checks_running(checks),
             "labels": trust.version_labels(sv),
-            "dist_tags": selectors.skill_dist_tags(skill=found, versions=versions),
-            "install": f"skillctl install {found.name}",
-            "install_pinned": f"skillctl install '{found.name}@{sv.version}'",
-            "install_registry": f"SKILLYARD_REGISTRY={request.scheme}://{request.get_host()} skillctl install {found.name}",
+            "dist_tags": dist_tags,
+            "files_tree": file_tree_html(sv),
+            **install_lines(
+                name=found.name, version=sv.version, registry_url=f"{request.scheme}://{request.get_host()}"
+            ),
             "is_member": selectors.owner_members_visible(actor=actor, owner=found.owner) is not None,
             "can_manage": _role_at_least(request.user, found.owner, "admin"),
             "download_allowed": selectors.skill_version_download_allowed(actor=actor, version=sv),
@@ -180,52 +180,6 @@ def manage_members(request, owner: str):
     except RegistryError as exc:
         return render(request, "catalog/problem.html", {"problem": f"{exc.code}: {exc.message}"}, status=exc.status)
     return redirect("catalog:owner", owner=owner)
-
-
-def file_view(request, name: str, version: str, path: str):
-    sv = selectors.skill_version_get_visible(actor=_actor(request), name=name, version=version)
-    entry = next((f for f in sv.files if f["path"] == path), None)
-    if entry is None:
-        raise Http404("no such file")
-    text = None
-    if entry["size"] <= MAX_FILE_VIEW_BYTES and selectors.skill_version_download_allowed(
-        actor=_actor(request), version=sv
-    ):
-        data = _read_member(sv, path)
-        if data is not None and b"\0" not in data[:8192]:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-    return render(
-        request,
-        "catalog/file.html",
-        {
-            "skill": sv.skill,
-            "sv": sv,
-            "entry": entry,
-            "code_html": rendering.render_file(text, PurePosixPath(path).name) if text is not None else None,
-        },
-    )
-
-
-def _read_member(sv: SkillVersion, path: str) -> bytes | None:
-    """One file of the stored (validated) archive, under its single root folder if it has one."""
-    from skillctl.format import inspect_archive
-
-    with archive_open(sv.archive_key) as handle:
-        data = handle.read()
-    root = inspect_archive(data).root
-    wanted = f"{root}/{path}" if root else path
-    if sv.archive_kind == "zip":
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return archive.read(wanted) if wanted in archive.namelist() else None
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        for member in archive.getmembers():
-            if member.isfile() and member.name.removeprefix("./") == wanted:
-                extracted = archive.extractfile(member)
-                return extracted.read() if extracted else None
-    return None
 
 
 def owner_page(request, owner: str):
@@ -301,6 +255,7 @@ def publish(request):
                     owner=request.POST.get("owner") or None,
                     visibility=request.POST.get("visibility") or None,
                 )
+                messages.success(request, published_message(result.version))
                 return redirect("catalog:version", name=result.version.skill.name, version=result.version.version)
             except RegistryError as exc:
                 # The API's status: 422 for the archive, 403 for rights, 409 for a taken name...

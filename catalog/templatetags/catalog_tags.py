@@ -51,3 +51,26 @@ def advisory_manage(context, skill) -> dict:  # noqa: ANN001
     allowed = services.advisory_may_file(actor=Actor(context["request"].user), skill=skill)
     advisories = selectors.advisory_list_for_skill(skill=skill) if allowed else []
     return {"allowed": allowed, "advisories": advisories, "severities": AdvisorySeverity.values}
+
+
+# --- version pages: compare (catalog/diff.py), versions and files (catalog/files.py)
+
+
+@register.filter
+def manifest_value(value) -> str:  # noqa: ANN001
+    """A manifest field as the compare page shows it: lists joined, absent as a dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+@register.filter
+def filesizeformat_or_none(value) -> str:  # noqa: ANN001
+    """A size, or a dash for a side where the file does not exist."""
+    from django.template.defaultfilters import filesizeformat
+
+    return "—" if value is None else filesizeformat(value)

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from registry.api import accounts, advisories, skills
+from registry.api import accounts, advisories, diff, skills
 from registry.api.docs import api_docs
 
 app_name = "api"
@@ -23,6 +23,7 @@ urlpatterns = [
         name="check-rerun",
     ),
     path("skills/<str:name>/versions/<str:version>/deprecate", skills.Deprecate.as_view(), name="version-deprecate"),
+    path("skills/<str:name>/diff/<str:old>/<str:new>", diff.VersionDiffView.as_view(), name="version-diff"),
     path("skills/<str:name>/dist-tags", skills.DistTags.as_view(), name="dist-tags"),
     path("skills/<str:name>/dist-tags/<str:tag>", skills.DistTagDetail.as_view(), name="dist-tag-detail"),
     path("skills/<str:name>/advisories", advisories.SkillAdvisories.as_view(), name="skill-advisories"),
