@@ -262,25 +262,43 @@ def _note_outside_ranges(ops) -> None:  # noqa: ANN001
 @click.argument("names", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Update every skill in skills.toml (the default).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
+@click.option("--due", is_flag=True, help='Only git sources whose `refresh = "24h"` interval has passed (for cron).')
 @_global_option
 @_force_option
 @json_option
 @pass_app
 def update(
-    app: App, names: tuple[str, ...], all_: bool, dry_run: bool, global_: bool, force: bool, as_json: bool
+    app: App,
+    names: tuple[str, ...],
+    all_: bool,
+    dry_run: bool,
+    due: bool,
+    global_: bool,
+    force: bool,
+    as_json: bool,
 ) -> int:
     """Update skills within the ranges of skills.toml, printing NAME from → to.
 
     Never crosses a range (^1.0 never becomes 2.0.0: edit skills.toml for that). A skill with
-    local edits is refused, naming the edited files, unless --force.
+    local edits is refused, naming the edited files, unless --force. --due updates only the git
+    sources whose `refresh` interval has passed since their last refresh: run it from cron.
     """
-    if names and all_:
-        raise UsageError("give NAMES or --all, not both", hint="skillctl update hello", code="update.names_and_all")
+    if names and (all_ or due):
+        raise UsageError("give NAMES, --all or --due", hint="skillctl update hello", code="update.names_and_all")
     ops = scope_operations(app, global_, force)
-    from skillctl.installer import LocalChangesError
+    from skillctl.installer import LocalChangesError, refresh
 
+    if due:
+        with ops.session():  # skills.toml is read under the install lock
+            sources = {n: {**w.source, **w.extra} for n, w in ops.wanted.items()}
+        names = tuple(refresh.due(sources, ops.scope.lock_path))
+        if not names:
+            _print_changes([], as_json)
+            return int(ExitCode.OK)
     try:
         changes = ops.update(list(names), dry_run=dry_run)
+        if due and not dry_run:
+            refresh.record(list(names), ops.scope.lock_path)
     except LocalChangesError as err:
         _print_changes(err.changes, as_json)
         raise
