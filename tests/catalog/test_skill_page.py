@@ -116,3 +116,113 @@ def test_a_non_text_file_is_offered_as_a_download_not_shown(publish):
     assert response.status_code == 200 and "not shown here" in page and 'class="code"' not in page
     assert 'href="/api/v1/skills/pdf-tools/versions/1.0.0/download"' in page
     assert Client().get("/api/v1/skills/pdf-tools/versions/1.0.0/download").status_code == 200
+
+
+# --- versions, live checks, copy lines, files (issue 38 items 6, 7, 9, 10)
+
+
+def test_an_old_versions_page_points_to_the_newer_one_and_the_newest_does_not(publish):
+    publish("pdf-tools")
+    publish("pdf-tools", version="1.1.0")
+    old = Client().get("/skills/pdf-tools/versions/1.0.0").content.decode()
+    assert 'A newer version exists: <a href="/skills/pdf-tools/versions/1.1.0">pdf-tools 1.1.0</a>' in old
+    assert "A newer version exists" not in Client().get("/skills/pdf-tools").content.decode()
+
+
+def test_the_versions_list_shows_dist_tags_downloads_and_styles_yanked_and_deprecated(publish, alice):
+    from registry import services
+    from registry.access import Actor
+
+    for version in ("1.0.0", "1.1.0", "2.0.0-beta.1"):
+        publish("pdf-tools", version=version)
+    services.skill_dist_tag_set(actor=Actor(alice), name="pdf-tools", tag="beta", version="2.0.0-beta.1")
+    services.skill_version_yank(actor=Actor(alice), name="pdf-tools", version="1.0.0", reason="broken")
+    services.skill_version_deprecate(actor=Actor(alice), name="pdf-tools", version="1.1.0", message="use 2")
+    SkillVersion.objects.filter(skill__name="pdf-tools", version="1.1.0").update(downloads=7)
+    SkillVersion.objects.filter(skill__name="pdf-tools", version="1.0.0").update(downloads=1)
+    Skill.objects.filter(name="pdf-tools").update(downloads=8)
+    page = Client().get("/skills/pdf-tools/versions/1.1.0").content.decode()
+    versions = page[page.index("<h2>Versions</h2>") :]
+    assert (
+        '<a href="/skills/pdf-tools/versions/2.0.0-beta.1">2.0.0-beta.1</a>\n      <span class="badge dist-tag">beta</span>'
+        in versions
+    )
+    assert (
+        '<span class="badge dist-tag">latest</span>'
+        in versions.split('aria-current="page">1.1.0</a>', 1)[1].split("</li>")[0]
+    )
+    assert '<li class="yanked">' in versions and '<li class=" deprecated current">' in versions
+    assert "· 7 downloads" in versions and "· 1 download</span>" in versions
+    assert "8 downloads in all; this version 7" in page
+
+
+def test_pending_checks_make_the_page_say_so_and_load_the_live_script(publish):
+    publish("pdf-tools")
+    page = Client().get("/skills/pdf-tools").content.decode()
+    assert 'data-live-checks="/api/v1/skills/pdf-tools/versions/1.0.0">Checks running: reload the page' in page
+    assert '<script src="/static/catalog/live.js" defer></script>' in page
+    finish_checks(
+        "pdf-tools",
+        scan={"verdict": "pass", "findings": []},
+        tests={"result": "none"},
+        manifest={"source": "offline", "keywords": []},
+    )
+    done = Client().get("/skills/pdf-tools").content.decode()
+    assert "data-live-checks" not in done and "live.js" not in done
+
+
+def test_publishing_through_the_form_lands_on_the_version_saying_checks_are_running(signed_in):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    archive = SimpleUploadedFile("s.zip", make_zip("pdf-tools"), content_type="application/zip")
+    response = signed_in.post("/publish", {"archive": archive}, follow=True)
+    assert response.redirect_chain[-1][0] == "/skills/pdf-tools/versions/1.0.0"
+    assert '<li role="status">Published pdf-tools 1.0.0; checks running</li>' in response.content.decode()
+
+
+def test_every_install_line_is_marked_for_a_copy_button_and_the_skills_cli_line_is_offered(publish):
+    publish("pdf-tools")
+    page = Client().get("/skills/pdf-tools").content.decode()
+    assert page.count("data-copy") == 4
+    assert "<code data-copy>npx skills add http://testserver --skill pdf-tools</code>" in page
+    assert '<script src="/static/catalog/copy.js" defer></script>' in page
+
+
+def test_files_are_a_tree_of_folders(publish):
+    publish("pdf-tools", files={"scripts/lib/util.py": "x = 1\n", "scripts/run.py": "y = 2\n", "README.txt": "hi\n"})
+    page = Client().get("/skills/pdf-tools").content.decode()
+    tree = page[page.index('<ul class="file-tree">') :]
+    assert (
+        tree.index("<summary>scripts/</summary>") < tree.index("<summary>lib/</summary>") < tree.index(">util.py</a>")
+    )
+    assert '<a href="/skills/pdf-tools/versions/1.0.0/files/scripts/lib/util.py">util.py</a>' in tree
+    assert tree.index("<summary>scripts/</summary>") < tree.index(">README.txt</a>")  # folders first
+
+
+def test_a_file_page_numbers_its_lines_and_links_the_raw_file(publish):
+    publish("pdf-tools", files={"scripts/run.py": "import os\n\nprint('<x>')\n"})
+    page = Client().get("/skills/pdf-tools/versions/1.0.0/files/scripts/run.py").content.decode()
+    code = page[page.index('<div class="file-code">') :]
+    assert code.count('<span class="line">') == 3 and '<span class="line"></span>' in code  # the blank one
+    assert 'href="/skills/pdf-tools/versions/1.0.0/raw/scripts/run.py"' in page
+
+
+def test_the_raw_file_is_served_inert(publish):
+    publish("pdf-tools", files={"assets/page.html": "<script>alert(1)</script>\n", "assets/logo.png": "\x00\x01PNG"})
+    text = Client().get("/skills/pdf-tools/versions/1.0.0/raw/assets/page.html")
+    assert text.status_code == 200 and text.content == b"<script>alert(1)</script>\n"
+    assert text["Content-Type"] == "text/plain; charset=utf-8"
+    assert text["X-Content-Type-Options"] == "nosniff"
+    assert text["Content-Security-Policy"] == "sandbox; default-src 'none'"
+    binary = Client().get("/skills/pdf-tools/versions/1.0.0/raw/assets/logo.png")
+    assert binary["Content-Type"] == "application/octet-stream" and binary["Content-Disposition"].startswith(
+        "attachment"
+    )
+    assert Client().get("/skills/pdf-tools/versions/1.0.0/raw/assets/nothing.txt").status_code == 404
+
+
+def test_the_raw_file_of_a_malicious_version_is_404_to_outsiders(publish, signed_in):
+    publish("pdf-tools", files={"notes.txt": "hi\n"})
+    finish_checks("pdf-tools", scan={"verdict": "malicious", "findings": []})
+    assert Client().get("/skills/pdf-tools/versions/1.0.0/raw/notes.txt").status_code == 404
+    assert signed_in.get("/skills/pdf-tools/versions/1.0.0/raw/notes.txt").status_code == 200
