@@ -12,8 +12,9 @@ Forms read (docs/skill-fields.md):
 bare idle timeout below :data:`AMBIGUOUS_IDLE_BELOW_S` warns (``mcp.timeout_unit``): the skill
 works either way, but ``10`` would stop its server after 10 s where the author meant 10 min.
 
-A command this machine cannot find on its PATH warns (``mcp.command_not_found``): the skill
-still validates, since the machine that validates (a registry) is rarely the one that runs it.
+Whether this machine has the command is not the format's question (the registry validating an
+archive is rarely the machine that runs it, and a verdict must not depend on the host's PATH):
+``skillctl validate`` asks it (:func:`missing_command`, ``mcp.command_not_found``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 from skillctl.format.coerce import Reader, first
-from skillctl.format.findings import warning
+from skillctl.format.findings import Finding, warning
 from skillctl.format.manifest import McpSpec
 
 # Seed 003 wrote idle_timeout in minutes (default 5, examples 10 and 15): a bare number under a
@@ -40,9 +42,7 @@ def read_mcp(value: Any, path: str, soft: bool, r: Reader) -> McpSpec | None:
         return None
     if isinstance(value, str):  # shorthand: the whole block is a command line
         words = command_words(value)
-        spec = McpSpec(command=words[0] if words else "", args=words[1:])
-        _check_command(spec.command, path, r)
-        return spec
+        return McpSpec(command=words[0] if words else "", args=words[1:])
     block = r.mapping(value, path, soft=soft)
     if not block:
         return None
@@ -58,7 +58,6 @@ def read_mcp(value: Any, path: str, soft: bool, r: Reader) -> McpSpec | None:
         startup_timeout=_duration(block, ("startup_timeout", "startupTimeout", "startup_timeout_sec"), path, soft, r),
         idle_timeout=_duration(block, ("idle_timeout", "idleTimeout", "idle_timeout_sec"), path, soft, r),
     )
-    _check_command(spec.command, path, r)
     return spec
 
 
@@ -108,16 +107,15 @@ def _duration(block: dict, keys: tuple[str, ...], path: str, soft: bool, r: Read
     return seconds
 
 
-def _check_command(command: str, path: str, r: Reader) -> None:
-    """Warn when a bare command name is not on this machine's PATH (a path, ``./server.sh`` or
-    ``bin/x``, is the skill's own file: the trust digest covers it, and it is checked there)."""
-    if not command or "/" in command or "\\" in command or "$" in command:
-        return
-    if shutil.which(command) is None:
-        r.findings.append(
-            warning(
-                "mcp.command_not_found",
-                f"{path}.command {command!r} is not on this machine's PATH: its server cannot start here",
-                r.where(f"{path}.command"),
-            )
-        )
+def missing_command(spec: McpSpec | None, *, which: Callable[[str], str | None] = shutil.which) -> Finding | None:
+    """A warning when the block's bare command name is not on this machine's PATH (a path,
+    ``./server.sh`` or ``bin/x``, is the skill's own file: the trust digest covers it). For
+    ``skillctl validate`` on the machine that will run the skill, never the registry's verdict."""
+    command = spec.command if spec is not None else ""
+    if not command or "/" in command or "\\" in command or "$" in command or which(command) is not None:
+        return None
+    return warning(
+        "mcp.command_not_found",
+        f"mcp.command {command!r} is not on this machine's PATH: its server cannot start here",
+        "mcp.command",
+    )

@@ -4,12 +4,14 @@ durations with units, and the warnings ``skillctl validate`` gives for what cann
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
 from skillctl.format import normalise
 from skillctl.format.load import load_skill
 from skillctl.format.manifest import McpSpec
+from skillctl.format.mcp_block import missing_command
 
 BASE = {"name": "demo", "description": "Does a thing. Then more.", "license": "MIT"}
 
@@ -51,19 +53,29 @@ def test_an_unreadable_duration_is_a_type_error():
     assert codes["field.type"] == "error" and spec.idle_timeout is None
 
 
-def test_validate_warns_about_a_command_this_machine_cannot_find(tmp_path):
+def test_skillctl_validate_warns_about_a_command_this_machine_cannot_find(tmp_path):
+    import json
+    import subprocess
+
     folder = tmp_path / "demo"
     folder.mkdir()
     (folder / "SKILL.md").write_text(
         "---\nname: demo\ndescription: Does a thing.\nlicense: MIT\n"
         "mcp:\n  command: no-such-command-zq9 --serve\n---\nBody.\n"
     )
-    report = load_skill(str(folder))
-    assert report.valid
-    assert [f.code for f in report.warnings if f.code.startswith("mcp.")] == ["mcp.command_not_found"]
+    assert "mcp.command_not_found" not in {f.code for f in load_skill(str(folder)).findings}  # the format: pure
+    skillctl = Path(sys.executable).with_name("skillctl")
+    done = subprocess.run([str(skillctl), "validate", "--json", str(folder)], capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["valid"]
+    assert [f["code"] for f in report["warnings"] if f["code"].startswith("mcp.")] == ["mcp.command_not_found"]
 
 
 def test_a_command_on_the_path_or_in_the_skill_folder_does_not_warn():
-    assert "mcp.command_not_found" not in read({"command": f"{sys.executable} server.py"})[1]
-    assert "mcp.command_not_found" not in read({"command": "./bin/server --stdio"})[1]
-    assert "mcp.command_not_found" not in read("python3 server.py")[1]
+    def spec(value):  # noqa: ANN001, ANN202
+        return read(value)[0]
+
+    assert missing_command(spec({"command": f"{sys.executable} server.py"})) is None
+    assert missing_command(spec({"command": "./bin/server --stdio"})) is None
+    assert missing_command(spec("python3 server.py")) is None
+    assert missing_command(spec("no-such-command-zq9"), which=lambda _: None) is not None

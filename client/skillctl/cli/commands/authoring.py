@@ -39,6 +39,7 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     invalid = 0
     for path in paths:
         report = load_skill(path, strict=strict)
+        _add_machine_findings(report)
         invalid += not report.valid
         if as_json:
             console.out_json(report.to_json(), compact=True)
@@ -47,6 +48,16 @@ def validate(app: App, paths: tuple[str, ...], strict: bool, codes: bool, as_jso
     if not as_json:
         console.info(f"{len(paths) - invalid} valid, {invalid} invalid" + (" (strict)" if strict else ""))
     return int(ExitCode.FAILURE if invalid else ExitCode.OK)
+
+
+def _add_machine_findings(report) -> None:  # noqa: ANN001 (SkillReport, imported lazily)
+    """What only this machine can tell (the format's verdict never depends on the host): an mcp
+    command that is not on this PATH."""
+    from skillctl.format.mcp_block import missing_command
+
+    found = missing_command(report.manifest.mcp if report.manifest else None)
+    if found is not None:
+        report.findings.append(found)
 
 
 def _print_report(report) -> None:  # noqa: ANN001 (SkillReport, imported lazily)
