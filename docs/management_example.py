@@ -1,7 +1,13 @@
 """The skill_management tool: an agent looks after the installed skills; installs need a yes."""
+
 import json
+from pathlib import Path
 
 from skillctl import SkillSet
+
+for folder, name, text in [(".agents/skills/notes", "notes", "Notes."), ("vetted/weather", "weather", "Forecasts.")]:
+    Path(folder).mkdir(parents=True, exist_ok=True)  # an installed skill, and one to install
+    Path(folder, "SKILL.md").write_text(f"---\nname: {name}\ndescription: {text}\n---\nInstructions.\n")
 
 
 def approve(request):  # your application asks its user; this one allows only vetted folders

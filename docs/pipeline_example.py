@@ -1,5 +1,19 @@
 """A skill pipeline, driven by hand: what an agent loop does after each reply of the model."""
+
+from pathlib import Path
+
 from skillctl import SkillSet
+
+
+def add_skill(name, frontmatter="", body="Steps."):  # the three skills this example uses
+    folder = Path(".agents/skills", name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} step.\n{frontmatter}---\n{body}\n")
+
+
+add_skill("gather", "next_skill: triage\n")
+add_skill("triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
+add_skill("fix-bug", body="Reproduce the bug first.")
 
 skills = SkillSet.discover()
 session = skills.session()  # keeps the skills installed now until it is closed

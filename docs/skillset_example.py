@@ -1,7 +1,17 @@
 """Route a user's message to installed skills and build the agent's prompt (skillctl API)."""
+
+from pathlib import Path
+
 from skillctl import SkillSet
 
-skills = SkillSet.discover()  # .agents/skills of this project, then ~/.agents/skills
+skill = Path(".agents/skills/k8s-deploy")  # one skill to route to (skillctl install puts them here)
+skill.mkdir(parents=True, exist_ok=True)
+(skill / "SKILL.md").write_text(
+    "---\nname: k8s-deploy\ndescription: Deploy services to Kubernetes clusters with helm.\n---\n"
+    "# Deploying\nRun helm upgrade.\n"
+)
+
+skills = SkillSet.discover()  # skills/, .agents/skills of this project, then ~/.agents/skills
 history = ["Deploy the api to our Kubernetes cluster"]
 message = "and for staging too"  # a fragment: routed together with the history
 

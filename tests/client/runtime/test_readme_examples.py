@@ -22,7 +22,7 @@ def example(name: str) -> Path:
     return ROOT / "docs" / f"{name}_example.py"
 
 
-@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset", "agent_loop", "mcp_skill"])
+@pytest.mark.parametrize("name", ["pipeline", "management", "watch", "toolset", "agent_loop", "mcp_skill", "skillset"])
 def test_the_readme_shows_each_example_verbatim(name):
     assert "```python\n" + example(name).read_text("utf-8") + "```" in README.read_text("utf-8")
 
@@ -75,21 +75,22 @@ def skill(project: Path, name: str, extra: str = "", body: str = "Steps.") -> No
     write_skill(project / ".agents" / "skills" / name, md)
 
 
-def test_pipeline_example(tmp_path):
+def empty_folder(tmp_path) -> Path:
+    """A fresh project folder with nothing in it: each example makes the skills it needs."""
     project = tmp_path / "project"
-    skill(project, "gather", "next_skill: triage\n")
-    skill(project, "triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
-    skill(project, "fix-bug", body="Reproduce the bug first.")
-    lines = run_example("pipeline", project, tmp_path / "home").stdout.splitlines()
+    project.mkdir()
+    return project
+
+
+def test_pipeline_example(tmp_path):
+    lines = run_example("pipeline", empty_folder(tmp_path), tmp_path / "home").stdout.splitlines()
     assert lines[:2] == ["gather -> triage", "True"]
     assert lines[2].startswith("fix-bug [skill pipeline] The skill 'triage'")
     assert json.loads(lines[3])["error"] == "pipeline.no_next_skills"  # fix-bug lists none
 
 
 def test_management_example(tmp_path):
-    project = tmp_path / "project"
-    skill(project, "notes")
-    write_skill(project / "vetted" / "weather", "---\nname: weather\ndescription: Forecasts.\n---\nAsk the sky.\n")
+    project = empty_folder(tmp_path)
     lines = run_example("management", project, tmp_path / "home").stdout.splitlines()
     assert lines == [
         "{'name': 'notes', 'enabled': False}",
@@ -102,6 +103,13 @@ def test_management_example(tmp_path):
     assert "enabled = true" in (tmp_path / "home" / "config" / "config.toml").read_text()
 
 
+def test_skillset_example(tmp_path):
+    result = run_example("skillset", empty_folder(tmp_path), tmp_path / "home")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("k8s-deploy ") and "## Skill: k8s-deploy" in result.stdout
+    assert "tool.path_refused" in result.stdout
+
+
 def test_watch_example(tmp_path):
     project = tmp_path / "project"
     skill(project, "notes")
@@ -109,40 +117,27 @@ def test_watch_example(tmp_path):
     assert lines == ["['chess']", "['notes']", "[]"]
 
 
-CALCULATOR = """
-class Calculator:
-    def add(self, a: int, b: int) -> int:
-        \"\"\"Add two whole numbers.\"\"\"
-        return a + b
-"""
-
-
 def test_toolset_example(tmp_path):
-    project = tmp_path / "project"
-    skill(project, "calc", "toolsets: ['acme_tools.calc:Calculator']\n")
-    write_skill(tmp_path / "packages" / "acme_tools", CALCULATOR, {"__init__.py": "", "calc.py": CALCULATOR})
-    config_toml(tmp_path / "home", '[runtime]\ntrusted_toolsets = ["acme_tools.*"]\n')
-    pythonpath = os.pathsep.join([str(tmp_path / "packages"), *sys.path])
-    lines = run_example("toolset", project, tmp_path / "home", PYTHONPATH=pythonpath).stdout.splitlines()
+    lines = run_example("toolset", empty_folder(tmp_path), tmp_path / "home").stdout.splitlines()
     assert lines[0] == "This skill's toolsets give these tools: toolset__calc__add."
     assert lines[1:3] == ["{'a': {'type': 'integer'}, 'b': {'type': 'integer'}}", "5"]
     assert json.loads(lines[3])["error"] == "tool.bad_call"
 
 
 def test_agent_loop_example(tmp_path):
-    project = tmp_path / "project"
-    skill(project, "intake", "next_skill: triage\n")
-    skill(project, "triage", "conditional_next_skills:\n  - {when: the user reports a bug, skill: fix-bug}\n")
-    skill(project, "fix-bug", body="Reproduce the bug first.")
     script = [
         reply_calling("load_skill", name="intake"),
         reply_saying("Noted."),
         reply_calling("skill_transition", skill="fix-bug", reason="a crash"),
         reply_saying("Reproduce it on /login."),
     ]
-    with FakeChatServer(script) as llm:
+    with FakeChatServer(script) as llm:  # a model server on loopback
         lines = run_example(
-            "agent_loop", project, tmp_path / "home", OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-test"
+            "agent_loop",
+            empty_folder(tmp_path),
+            tmp_path / "home",
+            OPENAI_BASE_URL=llm.base_url,
+            OPENAI_API_KEY="sk-test",
         ).stdout.splitlines()
     assert lines == ["Reproduce it on /login.", "intake -> triage -> fix-bug"]
     assert len(llm.requests) == 4 and llm.headers[0]["Authorization"] == "Bearer sk-test"
