@@ -1,13 +1,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from catalog import accounts, advisories, diff, files, views
+from catalog import accounts, advisories, categories, diff, files, views
 
 app_name = "catalog"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("skills", views.browse, name="browse"),
+    path("categories", categories.categories_page, name="categories"),
     path("skills/<str:name>", views.skill, name="skill"),
     path("skills/<str:name>/badge.svg", views.badge, name="badge"),
     path("skills/<str:name>/files/<path:path>", views.default_file_view, name="default-file"),

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from catalog import rendering
+from catalog.categories import category_counts
 from catalog.files import file_tree_html, file_view
 from catalog.versions import checks_running, install_lines, newer_version, published_message, version_rows
 from registry import search, selectors, services, trust
@@ -51,8 +52,9 @@ def _card_context(skills) -> dict:  # noqa: ANN001
 def browse(request):
     q = request.GET.get("q", "").strip()[: search.MAX_QUERY_CHARS]
     category, owner = request.GET.get("category", "")[:64], request.GET.get("owner", "")[:64]
+    tag = request.GET.get("tag", "")[:64]
     sort = request.GET.get("sort") or ("relevance" if q else "downloads")
-    results = search.skill_search(actor=_actor(request), q=q, owner=owner, category=category, sort=sort)
+    results = search.skill_search(actor=_actor(request), q=q, owner=owner, category=category, tag=tag, sort=sort)
     page = Paginator(results, PAGE_SIZE).get_page(request.GET.get("page"))
     ranked = results if isinstance(results, search.Ranked) else None
     return render(
@@ -62,6 +64,8 @@ def browse(request):
             "page": page,
             "q": q,
             "category": category,
+            "categories": [name for name, _ in category_counts(request.user)],
+            "tag": tag,
             "owner": owner,
             "sort": sort,
             **_card_context(list(page.object_list)),
