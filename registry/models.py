@@ -56,10 +56,16 @@ class Owner(models.Model):
         return self.name
 
 
+class MembershipSource(models.TextChoices):
+    MANUAL = "manual"  # added by a person or a service call: single sign-on never touches it
+    SSO = "sso"  # follows the groups claim at each single sign-on (registry/sso.py)
+
+
 class Membership(models.Model):
     owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
+    source = models.CharField(max_length=8, choices=MembershipSource.choices, default=MembershipSource.MANUAL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -330,3 +336,20 @@ class CheckHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version_id}:{self.name}={self.outcome or self.status}@{self.rules_version}"
+
+
+class SsoIdentity(models.Model):
+    """The OpenID provider's name for a user: issuer and subject, which never change (an email or
+    a preferred username may be reassigned to someone else, so neither identifies anyone)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identity")
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_sign_in_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"
