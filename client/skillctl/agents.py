@@ -146,7 +146,8 @@ def link(name: str, skill_dir: Path, agents: list[str], *, scope: str, base: Pat
 
 def unlink(name: str, skills_dir: Path, agents: list[str], *, scope: str, base: Path) -> None:
     """Remove the links made for ``name`` (only symlinks pointing into our skills folder), and
-    the agent's skills folder (and its parent) when that leaves them empty."""
+    the agent's skills folder when that leaves it empty. Never the agent's own folder
+    (``.claude/``): it is how ``--agent auto`` knows the agent is used here."""
     for agent in expand(agents):
         folder = agent_folder(agent, scope=scope, base=base)
         dest = folder / name
@@ -154,9 +155,8 @@ def unlink(name: str, skills_dir: Path, agents: list[str], *, scope: str, base: 
             dest.unlink()
         if folder.resolve() == skills_dir.resolve():
             continue  # our own folder (agents that read .agents/skills)
-        for empty in (folder, folder.parent):
-            if empty != base and empty.is_dir() and not any(empty.iterdir()):
-                empty.rmdir()
+        if folder != base and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _remove(path: Path) -> None:

@@ -73,11 +73,13 @@ def test_all_creates_no_folder_for_an_absent_agent(tmp_path, home, installed):
     assert not (tmp_path / ".claude").exists() and not (tmp_path / ".gemini").exists()
 
 
-def test_unlink_removes_the_agent_folders_it_left_empty(tmp_path, installed):
+def test_unlink_removes_the_skills_folder_it_left_empty_never_the_agent_folder(tmp_path, home, installed):
+    (tmp_path / ".claude").mkdir()  # how --agent auto knows Claude Code is used here
     agents.link("hello", installed, ["claude", "windsurf"], scope="project", base=tmp_path)
     (tmp_path / ".windsurf/rules.md").write_text("theirs")
     agents.unlink("hello", installed.parent, ["claude", "windsurf"], scope="project", base=tmp_path)
-    assert not (tmp_path / ".claude").exists()  # created for the link, now empty: gone
+    assert (tmp_path / ".claude").is_dir() and not (tmp_path / ".claude/skills").exists()
+    assert "claude" in agents.expand(["auto"], scope="project", base=tmp_path)
     assert not (tmp_path / ".windsurf/skills").exists() and (tmp_path / ".windsurf/rules.md").exists()
     assert installed.is_dir()
 

@@ -35,6 +35,7 @@ from skillctl import agents as agent_links
 from skillctl import fileio
 from skillctl.errors import SkillctlError
 from skillctl.format.names import NAME_FINDINGS, normalise_name
+from skillctl.installer import worklock
 from skillctl.installer.arguments import Source
 from skillctl.installer.crashpoints import crash_point
 from skillctl.installer.fetchers import Fetched
@@ -53,8 +54,6 @@ from skillctl.reporting import Reporter
 
 if TYPE_CHECKING:
     from skillctl.format.manifest import Manifest
-
-LOCK_WAIT_NOTICE_SECONDS = 0.2  # after this, tell the user we are waiting for another run
 
 
 @dataclass(frozen=True)
@@ -90,28 +89,14 @@ class Placer:
     @contextmanager
     def session(self, on_start: Callable[[], None] = lambda: None) -> Iterator[None]:
         """Hold the scope's file lock, repair what a crashed run left, load the state."""
-        from filelock import FileLock, Timeout
-
-        self.scope.work_dir.mkdir(parents=True, exist_ok=True)
-        ignore = self.scope.work_dir / ".gitignore"
-        if not ignore.exists():  # the lock, journals and staging are this machine's: never committed
-            fileio.atomic_write(ignore, "# skillctl's working files (lock, journals, staging)\n*\n")
-        lock = FileLock(str(self.scope.work_dir / "lock"))
-        try:
-            lock.acquire(timeout=LOCK_WAIT_NOTICE_SECONDS)
-        except Timeout:
-            self.reporter.info(f"waiting for another skillctl working in {self.scope.skills_dir} ...")
-            lock.acquire()
-        try:
-            on_start()
-            self.state.load()
-            self.recover()
-            yield
-        finally:
+        with worklock.held(self.scope, self.reporter):
             try:
-                self.flush()
+                on_start()
+                self.state.load()
+                self.recover()
+                yield
             finally:
-                lock.release()
+                self.flush()
 
     def flush(self) -> None:
         """Write skills.lock and skills.toml if anything changed, then drop the journals they cover."""

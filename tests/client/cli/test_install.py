@@ -241,7 +241,8 @@ def test_agent_auto_and_all_link_only_where_agents_are_and_uninstall_tidies_up(c
     assert json.loads(every.stdout)["changes"][0]["agents"] == ["cursor", "gemini"]  # none invented
 
     assert cli("uninstall", "alpha", "beta", HOME=str(home)).returncode == 0
-    assert not (cli.project / ".gemini").exists()  # made by the install, left empty: removed
+    assert not (cli.project / ".gemini/skills").exists()  # made by the install, left empty: removed
+    assert (cli.project / ".gemini").is_dir()  # the agent's folder is never removed
     assert (cli.project / ".cursor/rules").is_dir() and not (cli.project / ".cursor/skills").exists()
 
 
