@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from registry.api import wellknown
+from registry.api import compat, wellknown
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -10,6 +10,15 @@ urlpatterns = [
     path(".well-known/agent-skills/index.json", wellknown.AgentSkillsIndex.as_view(), name="wellknown-agent-skills"),
     path(".well-known/agent-skills/<str:name>/<str:version>.zip", wellknown.archive, name="wellknown-archive"),
     path(".well-known/skills/<str:name>/<path:path>", wellknown.skill_file, name="wellknown-file"),
+    # Other clients' searches and installs against us (registry/api/compat.py).
+    path("api/search", compat.SkillsFind.as_view(), name="compat-skills-find"),
+    path(
+        "skills/<str:scope>/.well-known/agent-skills/index.json",
+        compat.ScopedAgentSkillsIndex.as_view(),
+        name="compat-scoped-index",
+    ),
+    path(".well-known/clawhub.json", compat.clawhub_discovery, name="wellknown-clawhub"),
+    path(f"{compat.CLAWHUB_PREFIX}/", include("registry.api.compat_urls")),
     path("", include("catalog.urls")),
 ]
 

@@ -60,20 +60,21 @@ class AgentSkillsIndex(APIView):
 
     @extend_schema(responses=dict)
     def get(self, request):
-        skills = []
-        for skill, sv in _public_entries():
-            path = reverse("wellknown-archive", kwargs={"name": skill.name, "version": sv.version})
-            skills.append(
-                {
-                    "name": skill.name,
-                    "type": "archive",
-                    "description": (skill.description or skill.name)[:1024],
-                    "version": sv.version,
-                    "url": absolute_url(request, path),
-                    "digest": f"sha256:{artifacts.rooted_archive_sha256(sv)}",
-                }
-            )
+        skills = [agent_skill_entry(request, skill, sv) for skill, sv in _public_entries()]
         return _cached(Response({"$schema": DISCOVERY_SCHEMA_V2, "skills": skills}))
+
+
+def agent_skill_entry(request, skill, sv) -> dict:  # noqa: ANN001
+    """A skill's entry in an agent-skills index (this one, and compat.py's one-skill index)."""
+    path = reverse("wellknown-archive", kwargs={"name": skill.name, "version": sv.version})
+    return {
+        "name": skill.name,
+        "type": "archive",
+        "description": (skill.description or skill.name)[:1024],
+        "version": sv.version,
+        "url": absolute_url(request, path),
+        "digest": f"sha256:{artifacts.rooted_archive_sha256(sv)}",
+    }
 
 
 def _public_default(name: str):
