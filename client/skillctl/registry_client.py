@@ -115,6 +115,10 @@ class RegistryClient:
     def version(self, name: str, version: str) -> dict:
         return self._get_json(f"/skills/{_q(name)}/versions/{_q(version)}", what=f"{name} {version}")
 
+    def version_diff(self, name: str, old: str, new: str) -> dict:
+        """What changed from ``old`` to ``new``: files (status, unified diff) and frontmatter."""
+        return self._get_json(f"/skills/{_q(name)}/diff/{_q(old)}/{_q(new)}", what=f"{name} {old} → {new}")
+
     def routing_manifests(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict | None]:
         """The routing manifests of these (name, version) pairs, at most MANIFEST_BATCH per
         request: what the registry has for each (None: none yet); pairs it does not know, or

@@ -123,3 +123,27 @@ def test_a_skill_installed_in_a_second_project_comes_from_the_cache(team, live_r
     # no archive bytes crossed the network.
     served = [line for line in live_registry.log.read_text().splitlines() if "/api/v1/skills/hello/download" in line]
     assert [" 200 " in line for line in served][-2:] == [True, False] and " 304 " in served[-1], served[-2:]
+
+
+def test_outdated_and_update_dry_run_print_the_registrys_diff(team, tmp_path):
+    team("install", "hello@^1.0")
+    outdated = team("outdated", "--diff")
+    assert "diff hello 1.1.0 → 2.0.0" in outdated.stdout
+    assert '-  version: "1.1.0"\n+  version: "2.0.0"' in outdated.stdout
+    folder = tmp_path / "next" / "hello"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "scripts" / "hi.py").write_text("print('hello there')\n")
+    (folder / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: Greets people by name when asked to say hello.\nlicense: MIT\n"
+        'requires:\n  bins: [curl]\nmetadata:\n  version: "1.2.0"\n---\n# Hello\nRun scripts/hi.py.\n'
+    )
+    team("publish", str(folder))
+    dry = team("update", "--dry-run", "--diff")
+    assert "diff hello 1.1.0 → 1.2.0" in dry.stdout
+    assert "-print('hi')\n+print('hello there')" in dry.stdout
+    assert "! requires.bins: (none) → curl  (requirements)" in dry.stdout
+    document = json.loads(team("update", "--dry-run", "--diff", "--json").stdout)
+    assert document["changes"][0]["to"] == "1.2.0"
+    [diff] = document["diffs"]
+    assert {f["path"]: f["status"] for f in diff["files"]} == {"SKILL.md": "changed", "scripts/hi.py": "changed"}
+    assert json.loads(team("list", "--json").stdout)["skills"][0]["version"] == "1.1.0"  # a dry run

@@ -11,6 +11,7 @@ import click
 from skillctl import console
 from skillctl.agents import CHOICES as AGENT_CHOICES
 from skillctl.cli.app import App, json_option, pass_app
+from skillctl.cli.version_diff import print_diff
 from skillctl.errors import ExitCode, SkillctlError, UsageError
 
 
@@ -36,21 +37,21 @@ def scope_operations(app: App, global_: bool, force: bool = False):
     return Operations.for_scope(scope, config=app.config, reporter=reporter, force=force)
 
 
-def _finish(ops, changes, as_json: bool) -> None:  # noqa: ANN001
+def _finish(ops, changes, as_json: bool, extra: dict | None = None) -> None:  # noqa: ANN001
     """Print what an install or update did, then the one-line audit summary (``--json``: the
-    audit under ``audit``, null when nothing was asked)."""
+    audit under ``audit``, null when nothing was asked; ``extra`` joins the document)."""
     from skillctl.cli.commands.audit import summary
 
     if as_json:
-        console.out_json({"changes": [c.to_dict() for c in changes], "audit": summary(ops, changes)})
+        console.out_json({"changes": [c.to_dict() for c in changes], "audit": summary(ops, changes), **(extra or {})})
         return
     _print_changes(changes, False)
     summary(ops, changes)
 
 
-def _print_changes(changes, as_json: bool) -> None:
+def _print_changes(changes, as_json: bool, extra: dict | None = None) -> None:  # noqa: ANN001
     if as_json:
-        console.out_json({"changes": [c.to_dict() for c in changes]})
+        console.out_json({"changes": [c.to_dict() for c in changes], **(extra or {})})
         return
     for c in changes:
         agents = f" (linked for {', '.join(c.agents)})" if c.agents else ""
@@ -212,16 +213,25 @@ def _verify_hint(bad: list[dict]) -> str:
     return " ".join(hints) or "Check the problems above."
 
 
+_diff_option = click.option(
+    "--diff", "show_diff", is_flag=True, help="Print what changed in each skill (files and frontmatter), as a diff."
+)
+
+
 @click.command()
 @json_option
 @_global_option
+@_diff_option
 @pass_app
-def outdated(app: App, as_json: bool, global_: bool) -> int:
+def outdated(app: App, as_json: bool, global_: bool, show_diff: bool) -> int:
     """Registry skills with newer versions: current (locked), wanted (the newest the range in
-    skills.toml allows) and latest (the newest there is), like `npm outdated`. Exit 0."""
-    rows = scope_operations(app, global_).outdated()
+    skills.toml allows) and latest (the newest there is), like `npm outdated`. Exit 0.
+    --diff prints what changed from current to wanted (or latest, when wanted is current)."""
+    ops = scope_operations(app, global_)
+    rows = ops.outdated()
+    diffs = _diffs(ops, [(r["name"], r["current"], _target(r)) for r in rows if r["outdated"]]) if show_diff else []
     if as_json:
-        console.out_json({"skills": rows})
+        console.out_json({"skills": rows, **({"diffs": diffs} if show_diff else {})})
         return int(ExitCode.OK)
     shown = [r for r in rows if r["outdated"] or _current_notes(r)]
     stale = [r for r in rows if r["outdated"]]
@@ -234,7 +244,29 @@ def outdated(app: App, as_json: bool, global_: bool) -> int:
     )
     if any(r["latest"] != r["wanted"] for r in stale):
         console.info("`skillctl update` moves to `wanted`; for `latest`, widen the range: skillctl install NAME@^X")
+    for diff in diffs:
+        print_diff(diff)
     return int(ExitCode.OK)
+
+
+def _show_diffs(ops, changes, as_json: bool) -> dict:  # noqa: ANN001
+    """update --diff: each registry skill's diff from its old to its new version, printed (or,
+    with --json, returned to join the changes' document)."""
+    diffs = _diffs(ops, [(c.name, c.old, c.new) for c in changes])
+    if not as_json:
+        for diff in diffs:
+            print_diff(diff)
+    return {"diffs": diffs}
+
+
+def _target(row: dict) -> str:
+    return row["wanted"] if row["wanted"] and row["wanted"] != row["current"] else row["latest"]
+
+
+def _diffs(ops, pairs: list[tuple[str, str, str]]) -> list[dict]:  # noqa: ANN001
+    from skillctl.cli.version_diff import fetch_diffs
+
+    return fetch_diffs(ops, [(name, old, new) for name, old, new in pairs if old and new and old != new])
 
 
 def _current_notes(row: dict) -> str:
@@ -263,6 +295,7 @@ def _note_outside_ranges(ops) -> None:  # noqa: ANN001
 @click.option("--all", "all_", is_flag=True, help="Update every skill in skills.toml (the default).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option("--due", is_flag=True, help='Only git sources whose `refresh = "24h"` interval has passed (for cron).')
+@_diff_option
 @_global_option
 @_force_option
 @json_option
@@ -273,6 +306,7 @@ def update(
     all_: bool,
     dry_run: bool,
     due: bool,
+    show_diff: bool,
     global_: bool,
     force: bool,
     as_json: bool,
@@ -302,10 +336,11 @@ def update(
     except LocalChangesError as err:
         _print_changes(err.changes, as_json)
         raise
+    extra = _show_diffs(ops, changes, as_json) if show_diff else None
     if dry_run:
-        _print_changes(changes, as_json)
+        _print_changes(changes, as_json, extra)
     else:
-        _finish(ops, changes, as_json)
+        _finish(ops, changes, as_json, extra)
     if not as_json:
         _note_outside_ranges(ops)
     return int(ExitCode.OK)
