@@ -211,3 +211,34 @@ def test_show_files_and_readme_of_the_resolved_version(registry, capsys):
     data = json.loads(out)
     assert [f["path"] for f in data["files"]] == ["SKILL.md", "scripts/forecast.py"]
     assert data["readme"].startswith("# Weather 1.1.0")
+
+
+def weak_and_missing(monkeypatch) -> list[httpx.Request]:
+    """A registry edge whose search finds only weak matches and whose skill 404 suggests names."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.path == "/api/v1/skills":
+            match = {"strength": "weak", "score": 0.5}
+            found = [{"name": "image-resize", "latest_version": "1.0.0", "owner": "acme", "match": match}]
+            return httpx.Response(200, json={"count": 1, "results": found})
+        body = {"detail": "No such skill.", "code": "skill.not_found", "errors": [], "suggestions": ["weather"]}
+        return httpx.Response(404, json=body, headers={"Content-Type": "application/problem+json"})
+
+    monkeypatch.setattr(RegistryClient, "default_transport", httpx.MockTransport(handler))
+    return seen
+
+
+def test_search_says_when_nothing_is_a_close_match(capsys, monkeypatch):
+    seen = weak_and_missing(monkeypatch)
+    code, out, err = run(capsys, "search", "zip", "my", "files", "--owner", "acme", "--tag", "images")
+    assert code == 0 and out.splitlines()[1].startswith("image-resize")
+    assert "No close match for 'zip my files'" in err and "nearest" in err
+    assert dict(seen[0].url.params) == {"q": "zip my files", "page": "1", "owner": "acme", "tag": "images"}
+
+
+def test_a_missing_skill_hints_the_names_the_registry_suggests(capsys, monkeypatch):
+    weak_and_missing(monkeypatch)
+    code, _, err = run(capsys, "show", "wether")
+    assert code == 1 and "Did you mean weather?" in err
