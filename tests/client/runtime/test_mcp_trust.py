@@ -235,13 +235,18 @@ def test_the_agent_loop_loading_an_untrusted_skill_starts_nothing(tmp_path, home
     assert started(folder) is None
 
 
-def test_skillctl_mcp_serving_load_skill_never_starts_a_skill_server(tmp_path, home):
+def test_skillctl_mcp_serving_starts_a_skill_server_only_once_trusted(tmp_path, home):
     from skillctl.runtime.mcp_server import SkillTools
 
     folder = make_marker(tmp_path / "skills")
-    tools = SkillTools(open_skills(tmp_path / "skills", trusting(tmp_path / "skills", "marker")))
-    assert "Use the marker tools." in tools.load_skill("marker")
+    untrusted = SkillTools(open_skills(tmp_path / "skills", load_config()))
+    loaded = untrusted.load_skill("marker")
+    assert "Use the marker tools." in loaded and "[mcp.untrusted]" in loaded
     assert started(folder) is None
+    trusted = SkillTools(open_skills(tmp_path / "skills", trusting(tmp_path / "skills", "marker")))
+    assert "Use the marker tools." in trusted.load_skill("marker")
+    assert started(folder) is not None
+    trusted.skills.close()
 
 
 def test_skill_management_install_and_create_add_no_trust(project, tmp_path):
