@@ -40,7 +40,11 @@ $PY manage.py rerun_checks --vectors >/dev/null  # search vectors an older embed
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT INT TERM
+# Ctrl-C or SIGTERM is how `make run` is meant to stop: stop the children, wait for their last
+# lines, and exit 0 (no "make: *** Error 130").
+stop() { trap - INT TERM; cleanup; wait 2>/dev/null || true; exit 0; }
+trap cleanup EXIT
+trap stop INT TERM
 
 if [ -n "${SKILLYARD_BROKER_URL:-}" ]; then
   # -B: the beat schedule too (the sweep that re-queues checks a dead worker left running), its
@@ -53,10 +57,12 @@ fi
 echo "Skillyard catalog: http://$HOST:$PORT/   (API: http://$HOST:$PORT/api/v1/skills, docs: http://$HOST:$PORT/api/v1/docs/)"
 echo "Sign in as: $($PY manage.py demo_signin)   (a new password every start)"
 echo "Sign-up: $SKILLYARD_SIGNUP   (SKILLYARD_SIGNUP=open|closed; open: http://$HOST:$PORT/accounts/signup/)"
-echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --replace 2>/dev/null | tail -1)"
+# Kept in the data folder and printed again while it works: a token the user saved survives restarts.
+TOKEN_FILE="${SKILLYARD_DATA_DIR:-.data}/demo-token"
+echo "Publish token for the demo user: $($PY manage.py issue_token demo --scope publish --name 'make run' --keep "$TOKEN_FILE" 2>/dev/null | tail -1)   (the same on every start)"
 # No gunicorn here, so no control socket for two registries on one host to share and delete.
 # --no-proxy-headers: forwarded addresses are trusted only from SKILLYARD_TRUSTED_PROXIES.
 .venv/bin/uvicorn skillyard.asgi:application --host "$HOST" --port "$PORT" --workers "$WORKERS" \
-  --timeout-keep-alive 5 --timeout-graceful-shutdown 5 --no-server-header --no-proxy-headers &
+  --timeout-keep-alive 5 --timeout-graceful-shutdown 5 --no-server-header --no-proxy-headers --lifespan off &
 pids+=($!)
 wait -n "${pids[@]}"

@@ -179,6 +179,21 @@ def test_two_registries_on_one_host_leave_each_other_alone(tmp_path):
         stop(first.process)
 
 
+def test_a_restart_keeps_the_demo_token_and_sigterm_stops_quietly(tmp_path):
+    first = start(tmp_path, "registry")
+    os.killpg(first.process.pid, signal.SIGTERM)
+    assert first.process.wait(15) == 0  # `make run` says nothing of an error
+    log = first.log.read_text()
+    assert "Traceback" not in log and "Shutting down" in log
+    again = start(tmp_path, "registry")  # the same data folder
+    try:
+        assert again.token == first.token
+        me = httpx.get(f"{again.url}/api/v1/me", headers={"Authorization": f"Bearer {again.token}"}, timeout=5)
+        assert me.status_code == 200
+    finally:
+        stop(again.process)
+
+
 def test_publishes_that_succeed_or_are_refused_leave_no_temp_files(server, tmp_path):
     from tests.registry.test_storage import big_zip
 

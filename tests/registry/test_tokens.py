@@ -135,3 +135,22 @@ def test_issue_token_create_user_with_a_reserved_name_is_a_command_error(db):
 
     with pytest.raises(CommandError, match="owner.name_reserved"):
         call_command("issue_token", "admin", "--create-user")
+
+
+def test_issue_token_keep_prints_the_saved_token_while_it_works(alice, capsys, tmp_path):
+    from django.core.management import call_command
+
+    kept = tmp_path / "data" / "demo-token"
+
+    def issue():
+        call_command("issue_token", "alice", "--name", "make run", "--keep", str(kept))
+        return capsys.readouterr().out.strip().splitlines()[-1]
+
+    first = issue()
+    assert kept.read_text().strip() == first and kept.stat().st_mode & 0o777 == 0o600
+    assert issue() == first and Token.objects.count() == 1  # a restart: the same token, still live
+    assert Api(first).get("/api/v1/me").status_code == 200
+    Token.objects.update(revoked_at=timezone.now())  # the user revoked it: a new one is issued
+    second = issue()
+    assert second != first and kept.read_text().strip() == second
+    assert Api(second).get("/api/v1/me").status_code == 200
