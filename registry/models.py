@@ -134,6 +134,8 @@ class Skill(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # The upstream registry this skill is mirrored from (registry/mirrors.py); "" = hosted here.
+    upstream_url = models.CharField(max_length=512, blank=True, default="")
 
     objects = SkillQuerySet.as_manager()
 
@@ -193,6 +195,10 @@ class SkillVersion(models.Model):
     # was recorded: used when its size fits.
     routing_vector_model = models.CharField(max_length=200, blank=True, editable=False)
     checks_state = models.JSONField(default=dict, blank=True)  # {name: API shape}: the detail's `checks`
+    # Where a mirrored version came from: the archive's URL and the sha256 the upstream announced
+    # for it (checked before it was stored). "" = published here.
+    upstream_url = models.CharField(max_length=1024, blank=True, default="")
+    upstream_sha256 = models.CharField(max_length=64, blank=True, default="")
 
     objects = SkillVersionQuerySet.as_manager()
 
