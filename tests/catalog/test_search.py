@@ -1,4 +1,4 @@
-"""Catalog search with the semantic extra (catalog/search.py): a query that shares no word with a
+"""Catalog search with the semantic extra (registry/search.py, the one search): a query that shares no word with a
 skill but means it finds it through the manifest check's stored centroid; without semantic,
 search is lexical exactly as before."""
 
