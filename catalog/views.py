@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -17,10 +18,10 @@ from catalog import rendering
 from catalog.categories import category_counts
 from catalog.files import file_tree_html, file_view
 from catalog.versions import checks_running, install_lines, newer_version, published_message, version_rows
-from registry import search, selectors, services, trust
+from registry import mirrors, search, selectors, services, trust
 from registry.access import Actor
 from registry.errors import NotFound, RegistryError
-from registry.models import Skill
+from registry.models import MAX_OWNER_DESCRIPTION, Skill
 from skillctl.format.limits import MAX_REASON_CHARS
 
 PAGE_SIZE = 20
@@ -34,7 +35,9 @@ def _actor(request) -> Actor:
 
 def home(request):
     skills = Skill.objects.visible_to(request.user, None).select_related("owner")
-    recent, popular = list(skills.order_by("-updated_at")[:8]), list(skills.order_by("-downloads", "name")[:8])
+    recent = list(skills.order_by("-updated_at")[:8])
+    # Without downloads "Most downloaded" would repeat "Recently updated" with zeros.
+    popular = list(skills.filter(downloads__gt=0).order_by("-downloads", "name")[:8])
     return render(
         request,
         "catalog/home.html",
@@ -80,7 +83,7 @@ def browse(request):
 def _default_version(request, name: str) -> str:  # noqa: ANN001
     """The version a skill's own URLs show: its ``latest`` tag, else its newest version."""
     actor = _actor(request)
-    found = selectors.skill_get_visible(actor=actor, name=name)
+    found = mirrors.skill_get_visible_or_mirrored(actor=actor, name=name)
     versions = selectors.skill_versions(skill=found, actor=actor)
     tags = selectors.skill_dist_tags(skill=found, versions=versions)
     default = tags.get("latest") or (versions[0].version if versions else None)
@@ -92,8 +95,8 @@ def _default_version(request, name: str) -> str:  # noqa: ANN001
 def skill(request, name: str):
     try:
         default = _default_version(request, name)
-    except NotFound as missing:
-        if missing.code != "skill.not_found":
+    except (NotFound, mirrors.MirrorFailed) as missing:
+        if missing.code != "skill.not_found" and not isinstance(missing, mirrors.MirrorFailed):
             raise
         suggestions = selectors.skill_name_suggestions(actor=_actor(request), name=name)
         return render(request, "404.html", {"suggestions": suggestions}, status=404)
@@ -187,20 +190,43 @@ def manage_members(request, owner: str):
 
 
 def owner_page(request, owner: str):
-    found = selectors.owner_get(name=owner)
-    skills = selectors.skill_list_visible(actor=_actor(request), owner=found.name).order_by("name")
-    members = selectors.owner_members_visible(actor=_actor(request), owner=found)
+    """Who they are, their skills (most downloaded first) with the totals, an org's size; its
+    members to members; the description form to admins."""
+    actor, found = _actor(request), selectors.owner_get(name=owner)
+    skills = list(selectors.skill_list_visible(actor=actor, owner=found.name))
+    admin = _role_at_least(request.user, found, "admin")
     return render(
         request,
         "catalog/owner.html",
         {
             "owner": found,
             "skills": skills,
-            "members": members,
-            **_card_context(list(skills)),
-            "can_manage": found.kind == "org" and _role_at_least(request.user, found, "admin"),
+            "stats": selectors.owner_stats(actor=actor, owner=found),
+            "members": selectors.owner_members_visible(actor=actor, owner=found),
+            **_card_context(skills),
+            "can_manage": found.kind == "org" and admin,
+            "can_describe": admin,
+            "max_description": MAX_OWNER_DESCRIPTION,
         },
     )
+
+
+@login_required
+@require_http_methods(["POST"])
+def owner_describe(request, owner: str):
+    found = selectors.owner_get(name=owner)
+    try:
+        services.owner_describe(actor=_actor(request), owner=found, description=request.POST.get("description", ""))
+    except RegistryError as exc:
+        return render(request, "catalog/problem.html", {"problem": f"{exc.code}: {exc.message}"}, status=exc.status)
+    messages.success(request, "Description saved.")
+    return redirect("catalog:owner", owner=owner)
+
+
+def publishers(request):
+    """Every owner with skills the viewer may see, most downloaded first."""
+    rows = selectors.owner_list_publishing(actor=_actor(request))
+    return render(request, "catalog/publishers.html", {"page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))})
 
 
 def _role_at_least(user, owner, role: str) -> bool:  # noqa: ANN001
@@ -241,9 +267,11 @@ def badge(request, name: str):
     return svg
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def publish(request):
+    if not request.user.is_authenticated:
+        messages.info(request, "Sign in to publish a skill: a skill is published under your name or an organisation's.")
+        return redirect_to_login(request.get_full_path())
     errors, problem, status = [], None, 200
     if request.method == "POST":
         upload = request.FILES.get("archive")

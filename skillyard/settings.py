@@ -13,6 +13,7 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -314,6 +315,44 @@ AUTH_PASSWORD_VALIDATORS = [
         "NumericPasswordValidator",
     )
 ]
+
+# --- upstream mirrors (registry/mirrors.py; docs/mirrors.md) -------------------------------
+# SKILLYARD_UPSTREAMS: a JSON list of the registries this one mirrors skills from, e.g.
+# [{"url": "https://skills.example", "kind": "skillyard", "allow": ["pdf-*", "owner:acme"],
+#   "deny": ["pdf-evil"], "owner": "mirror-skills-example"}]; kind is skillyard (another
+# Skillyard's API) or agent-skills (a site's /.well-known/agent-skills/index.json).
+UPSTREAM_KINDS = ("skillyard", "agent-skills")
+UPSTREAM_KEYS = {"url", "kind", "allow", "deny", "owner"}
+
+
+def _upstreams() -> list[dict]:
+    import json
+
+    raw = os.environ.get("SKILLYARD_UPSTREAMS", "").strip()
+    try:
+        found = json.loads(raw) if raw else []
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"SKILLYARD_UPSTREAMS is not JSON: {exc}") from None
+    if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+        raise ImproperlyConfigured("SKILLYARD_UPSTREAMS must be a JSON list of objects.")
+    for item in found:
+        url = urlsplit(str(item.get("url", "")))
+        if url.scheme not in {"http", "https"} or not url.hostname or set(item) - UPSTREAM_KEYS:
+            raise ImproperlyConfigured(f"SKILLYARD_UPSTREAMS: {item!r} needs an http(s) url and only {UPSTREAM_KEYS}.")
+        if item.setdefault("kind", "skillyard") not in UPSTREAM_KINDS:
+            raise ImproperlyConfigured(f"SKILLYARD_UPSTREAMS: kind must be one of {UPSTREAM_KINDS}.")
+    return found
+
+
+SKILLYARD_UPSTREAMS = _upstreams()
+# A first request waits for the upstream: each call gets this long to connect and between bytes,
+SKILLYARD_MIRROR_TIMEOUT_SECONDS = float(os.environ.get("SKILLYARD_MIRROR_TIMEOUT_SECONDS", "10"))
+# and a whole fetch (index or detail, then archives) this long, so a trickling upstream cannot hold a worker.
+SKILLYARD_MIRROR_DEADLINE_SECONDS = float(os.environ.get("SKILLYARD_MIRROR_DEADLINE_SECONDS", "60"))
+# A name no upstream has is asked again only after this long: a 404 must not cost a fetch each time.
+SKILLYARD_MIRROR_MISS_SECONDS = env_int("SKILLYARD_MIRROR_MISS_SECONDS", 300)
+# An index or skill detail document: ~20,000 index entries fit; a larger one is refused unread.
+SKILLYARD_MIRROR_MAX_DOCUMENT_BYTES = env_int("SKILLYARD_MIRROR_MAX_DOCUMENT_BYTES", 8 * MiB)
 
 # --- API -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {

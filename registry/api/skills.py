@@ -13,7 +13,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import search, selectors, services
+from registry import mirrors, search, selectors, services
 from registry.api.authentication import request_actor
 from registry.api.pagination import Pagination
 from registry.api.serializers import (
@@ -67,16 +67,18 @@ class SkillList(APIView):
 class SkillDetail(APIView):
     @extend_schema(responses=SkillDetailOut)
     def get(self, request, name: str):
-        """A skill with its dist-tags and versions (highest first)."""
+        """A skill with its dist-tags and versions (highest first); ``origin``: the upstream a
+        mirrored skill came from (registry/mirrors.py), null for a skill hosted here."""
         actor = request_actor(request)
-        skill = selectors.skill_get_visible(actor=actor, name=name)
+        skill = mirrors.skill_get_visible_or_mirrored(actor=actor, name=name)
         versions = selectors.skill_versions(skill=skill, actor=actor)
         context = {
             "request": request,
             "versions": versions,
             "dist_tags": selectors.skill_dist_tags(skill=skill, versions=versions),
         }
-        return Response(SkillDetailOut(skill, context=context).data)
+        origin = {"upstream": skill.upstream_url} if skill.upstream_url else None
+        return Response({**SkillDetailOut(skill, context=context).data, "origin": origin})
 
     @extend_schema(responses={204: None})
     def delete(self, request, name: str):
@@ -235,7 +237,7 @@ class Download(APIView):
         """Download the version a spec selects (default: latest non-yanked)."""
         spec = request.query_params.get("version")
         actor = request_actor(request)
-        sv = selectors.skill_version_resolve(actor=actor, name=name, spec=spec)
+        sv = mirrors.skill_version_resolve_or_mirrored(actor=actor, name=name, spec=spec)
         _refuse_blocked(actor, sv)
         return archive_response(request, sv, cacheable=False)
 
@@ -272,7 +274,7 @@ class VersionDownload(APIView):
     def get(self, request, name: str, version: str):
         """Download one exact version (yanked ones too: asked for exactly)."""
         actor = request_actor(request)
-        sv = selectors.skill_version_get_visible(actor=actor, name=name, version=version)
+        sv = mirrors.skill_version_get_visible_or_mirrored(actor=actor, name=name, version=version)
         _refuse_blocked(actor, sv)
         return archive_response(request, sv, cacheable=True)
 

@@ -37,11 +37,22 @@ class PublishResult:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a mirrored version came from (registry/mirrors.py): its upstream, the archive's URL
+    there and the sha256 the upstream announced. Recorded on the skill and the version."""
+
+    upstream_url: str
+    archive_url: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class _Checked:
     report: SkillReport  # body, files and the archive's sha256/size/kind
     manifest: Manifest  # the report's, known to be there once the archive passed the checks
     version: str
     changelog: str = ""  # the author's release notes for this version (Markdown)
+    origin: Origin | None = None  # a mirrored version's upstream; None: published here
 
 
 def skill_version_publish(
@@ -53,6 +64,7 @@ def skill_version_publish(
     owner: str | None = None,
     visibility: str | None = None,
     changelog: str = "",
+    origin: Origin | None = None,
 ) -> PublishResult:
     _check_size(archive)
     if len(changelog) > MAX_CHANGELOG_CHARS:
@@ -60,7 +72,8 @@ def skill_version_publish(
     if not actor.is_authenticated:
         raise Unauthenticated("auth.required", "Publishing needs `Authorization: Bearer <token>`.")
     _check_target(actor=actor, name=name, owner=owner, visibility=visibility, lock=False)
-    checked = replace(_check_archive(archive=archive, name=name, version=version), changelog=changelog.strip())
+    checked = _check_archive(archive=archive, name=name, version=version)
+    checked = replace(checked, changelog=changelog.strip(), origin=origin)
     for _ in range(3):  # a concurrent first publish of the same name makes us look again
         try:
             return _store(actor=actor, name=name, owner=owner, visibility=visibility, archive=archive, checked=checked)
@@ -178,7 +191,10 @@ def _store(
         with transaction.atomic():
             skill, target = _check_target(actor=actor, name=name, owner=owner, visibility=visibility, lock=True)
             if skill is None:
-                skill = _skill_create(name=name, owner=target, visibility=visibility or Visibility.PUBLIC)
+                upstream = checked.origin.upstream_url if checked.origin else ""
+                skill = _skill_create(
+                    name=name, owner=target, visibility=visibility or Visibility.PUBLIC, upstream_url=upstream
+                )
             existing = SkillVersion.objects.filter(skill=skill, version=checked.version).first()
             if existing is not None:
                 return PublishResult(_same_or_conflict(existing, sha256), created=False)
@@ -191,7 +207,7 @@ def _store(
         raise
 
 
-def _skill_create(*, name: str, owner: Owner, visibility: str) -> Skill:
+def _skill_create(*, name: str, owner: Owner, visibility: str, upstream_url: str = "") -> Skill:
     canonical = canonical_name(name)
     clash = Skill.objects.filter(canonical_name=canonical).first()
     if clash is not None and clash.name == name:
@@ -202,7 +218,9 @@ def _skill_create(*, name: str, owner: Owner, visibility: str) -> Skill:
         raise name_unavailable(name)
     try:
         with transaction.atomic():
-            return Skill.objects.create(name=name, canonical_name=canonical, owner=owner, visibility=visibility)
+            return Skill.objects.create(
+                name=name, canonical_name=canonical, owner=owner, visibility=visibility, upstream_url=upstream_url
+            )
     except IntegrityError as exc:
         raise _SkillCreatedConcurrently() from exc
 
@@ -218,7 +236,7 @@ def _same_or_conflict(existing: SkillVersion, sha256: str) -> SkillVersion:
 
 
 def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) -> SkillVersion:
-    report, manifest = checked.report, checked.manifest
+    report, manifest, origin = checked.report, checked.manifest, checked.origin
     version = SkillVersion.objects.create(
         skill=skill,
         version=checked.version,
@@ -232,6 +250,8 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         warnings=[_problem(f) for f in report.warnings],
         changelog=checked.changelog,
         published_by=actor.account,
+        upstream_url=origin.archive_url if origin else "",
+        upstream_sha256=origin.sha256 if origin else "",
     )
     skill_summary_refresh(skill=skill)
     checks_create(version=version)
@@ -242,6 +262,7 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
         skill=skill.name,
         version=version.version,
         sha256=version.sha256,
+        **({"upstream": origin.archive_url} if origin else {}),
     )
     return version
 
