@@ -4,6 +4,10 @@ Sign-up exists only when the registry says so (``SKILLYARD_SIGNUP=open``): close
 404 and the sign-in page does not mention it. Its attempts are limited per client address like
 failed sign-ins (registry/auth_limits.py), and the account is made by the registry's own
 ``user_create`` (a user and their personal namespace, under the namespace rules).
+
+With single sign-on (catalog/sso.py) accounts and memberships come from the provider: sign-up is
+closed whatever ``SKILLYARD_SIGNUP`` says, the sign-in page leads to the provider, and a password
+signs in superusers only, the operator's way in when the provider is down or misconfigured.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from catalog.sso import provider_name, sso_enabled
 from registry import auth_limits, services
 from registry.clients import client_address
 from registry.errors import RegistryError
@@ -25,18 +31,31 @@ BACKEND = "registry.auth_backends.ThrottledModelBackend"
 
 
 def signup_open() -> bool:
-    return settings.SKILLYARD_SIGNUP == "open"
+    return settings.SKILLYARD_SIGNUP == "open" and not sso_enabled()
+
+
+class PasswordSignInForm(AuthenticationForm):
+    def confirm_login_allowed(self, user) -> None:  # noqa: ANN001
+        super().confirm_login_allowed(user)
+        if sso_enabled() and not user.is_superuser:
+            raise ValidationError(
+                "Sign in with %(provider)s.", code="sso_required", params={"provider": provider_name()}
+            )
 
 
 class LoginView(auth_views.LoginView):
     template_name = "catalog/login.html"
+    authentication_form = PasswordSignInForm
 
     def get_context_data(self, **kwargs):  # noqa: ANN003, ANN201
-        return {**super().get_context_data(**kwargs), "signup_open": signup_open()}
+        sso = {"sso_provider": provider_name()} if sso_enabled() else {}
+        return {**super().get_context_data(**kwargs), "signup_open": signup_open(), **sso}
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request):  # noqa: ANN001, ANN201
+    if sso_enabled():  # accounts come from the provider: say where, instead of a bare 404
+        return render(request, "catalog/signup.html", {"sso_provider": provider_name()}, status=404)
     if not signup_open():
         raise Http404("sign-up is closed")
     next_url = _next_url(request)

@@ -316,6 +316,41 @@ AUTH_PASSWORD_VALIDATORS = [
     )
 ]
 
+# --- single sign-on (OpenID Connect; docs/sso.md) -------------------------------------------
+# On when an issuer is named: the catalog offers "Sign in with <provider>" (catalog/sso.py, on
+# mozilla-django-oidc), local sign-up is closed whatever SKILLYARD_SIGNUP says, and password
+# sign-in is kept for superusers only (the operator's way in when the provider is down).
+SKILLYARD_OIDC_ISSUER = os.environ.get("SKILLYARD_OIDC_ISSUER", "").strip().rstrip("/")
+SKILLYARD_OIDC_PROVIDER_NAME = os.environ.get("SKILLYARD_OIDC_PROVIDER_NAME", "").strip()  # else the issuer's host
+# Where the groups are, and the prefix of the groups that name memberships (<prefix>:<org>:<role>).
+SKILLYARD_OIDC_GROUPS_CLAIM = os.environ.get("SKILLYARD_OIDC_GROUPS_CLAIM", "groups").strip()
+SKILLYARD_OIDC_GROUP_PREFIX = os.environ.get("SKILLYARD_OIDC_GROUP_PREFIX", "skillyard").strip()
+if SKILLYARD_OIDC_ISSUER:
+    _issuer = urlsplit(SKILLYARD_OIDC_ISSUER)
+    # Tokens and client secrets cross this link: https, except a provider on this machine.
+    _loopback = _issuer.hostname in {"127.0.0.1", "localhost", "::1"}
+    if _issuer.scheme != "https" and not (_issuer.scheme == "http" and _loopback):
+        raise ImproperlyConfigured("SKILLYARD_OIDC_ISSUER must be an https:// URL (http only on loopback).")
+    OIDC_RP_CLIENT_ID = os.environ.get("SKILLYARD_OIDC_CLIENT_ID", "").strip()
+    OIDC_RP_CLIENT_SECRET = os.environ.get("SKILLYARD_OIDC_CLIENT_SECRET", "").strip()
+    if not (OIDC_RP_CLIENT_ID and OIDC_RP_CLIENT_SECRET):
+        raise ImproperlyConfigured(
+            "SKILLYARD_OIDC_ISSUER needs SKILLYARD_OIDC_CLIENT_ID and SKILLYARD_OIDC_CLIENT_SECRET."
+        )
+    OIDC_RP_SCOPES = os.environ.get("SKILLYARD_OIDC_SCOPES", "openid email profile groups").strip()
+    if "openid" not in OIDC_RP_SCOPES.split():
+        raise ImproperlyConfigured("SKILLYARD_OIDC_SCOPES must include 'openid'.")
+    # The ID token is checked with the issuer's published public keys, never the client secret.
+    OIDC_RP_SIGN_ALGO = os.environ.get("SKILLYARD_OIDC_SIGN_ALGO", "RS256").strip()
+    if OIDC_RP_SIGN_ALGO not in {"RS256", "RS384", "RS512", "ES256", "ES384", "ES512"}:
+        raise ImproperlyConfigured("SKILLYARD_OIDC_SIGN_ALGO must be RS256/384/512 or ES256/384/512.")
+    OIDC_USE_NONCE = True
+    OIDC_USE_PKCE = True
+    OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
+    OIDC_TIMEOUT = 10  # seconds per call to the provider: a person is waiting
+    OIDC_STORE_ACCESS_TOKEN = OIDC_STORE_ID_TOKEN = False  # used once at sign-in, never kept
+    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "catalog.sso.OpenIDConnectBackend"]
+
 # --- upstream mirrors (registry/mirrors.py; docs/mirrors.md) -------------------------------
 # SKILLYARD_UPSTREAMS: a JSON list of the registries this one mirrors skills from, e.g.
 # [{"url": "https://skills.example", "kind": "skillyard", "allow": ["pdf-*", "owner:acme"],

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from catalog import sso
 from registry.api import compat, wellknown
 
 urlpatterns = [
@@ -19,6 +20,9 @@ urlpatterns = [
     ),
     path(".well-known/clawhub.json", compat.clawhub_discovery, name="wellknown-clawhub"),
     path(f"{compat.CLAWHUB_PREFIX}/", include("registry.api.compat_urls")),
+    # Single sign-on (catalog/sso.py; 404 while off). The names are the ones mozilla-django-oidc reverses.
+    path("accounts/oidc/start/", sso.SignInStart.as_view(), name="oidc_authentication_init"),
+    path("accounts/oidc/callback/", sso.SignInCallback.as_view(), name="oidc_authentication_callback"),
     path("", include("catalog.urls")),
 ]
 
