@@ -16,7 +16,8 @@ from registry.diff import Concern, FileStatus, compare_visible
 
 class FileDiffOut(serializers.Serializer):
     path = serializers.CharField()
-    status = serializers.ChoiceField(choices=[s.value for s in FileStatus])
+    # Text, not a choice field: the schema has other enums named "status" (their names would collide).
+    status = serializers.CharField(help_text=" | ".join(s.value for s in FileStatus))
     size_from = serializers.IntegerField(allow_null=True)
     size_to = serializers.IntegerField(allow_null=True)
     binary = serializers.BooleanField(help_text="not UTF-8 text: no diff")
