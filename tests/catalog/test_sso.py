@@ -8,6 +8,7 @@ audience) and the pages when single sign-on is on. A discovery document is serve
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -18,6 +19,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.test import Client
 
 from catalog import sso
+from tests.deploy.test_settings import PRODUCTION, manage
 
 
 @pytest.fixture
@@ -144,3 +146,31 @@ def test_a_password_signs_in_a_superuser_only(sso_on, db):
     assert refused.status_code == 200 and "not an operator" in refused.content.decode()
     operator = Client().post("/accounts/login/", {"username": "root-op", "password": "plum-kettle-94"})
     assert operator.status_code == 302
+
+
+SSO_ENV = {
+    "SKILLYARD_OIDC_ISSUER": "https://id.example.com/realms/acme",
+    "SKILLYARD_OIDC_CLIENT_ID": "skillyard",
+    "SKILLYARD_OIDC_CLIENT_SECRET": "the-secret",
+}
+
+
+def test_check_deploy_is_clean_with_single_sign_on_on(tmp_path):
+    env = {**PRODUCTION, **SSO_ENV, "SKILLYARD_SECRET_KEY": secrets.token_urlsafe(50)}
+    result = manage("check", "--deploy", env=env, tmp_path=tmp_path)
+    said = (result.stdout + result.stderr).lower()
+    assert result.returncode == 0 and "oidc" not in said and "sso" not in said, said
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"SKILLYARD_OIDC_CLIENT_SECRET": ""}, "SKILLYARD_OIDC_CLIENT_SECRET"),
+        ({"SKILLYARD_OIDC_ISSUER": "http://id.example.com/realms/acme"}, "SKILLYARD_OIDC_ISSUER"),
+        ({"SKILLYARD_OIDC_SCOPES": "email profile"}, "SKILLYARD_OIDC_SCOPES"),
+        ({"SKILLYARD_OIDC_SIGN_ALGO": "HS256"}, "SKILLYARD_OIDC_SIGN_ALGO"),
+    ],
+)
+def test_a_wrong_sso_configuration_stops_the_registry_at_start(tmp_path, change, named):
+    result = manage("check", env={**SSO_ENV, **change}, tmp_path=tmp_path)
+    assert result.returncode != 0 and named in result.stderr.strip().splitlines()[-1]
