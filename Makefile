@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 EXTRAS := server,semantic,sandbox,dev,agent
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test venv provision services sandbox-image lint typecheck bench clean help
+.PHONY: run test venv provision services sandbox-image compose-test lint typecheck bench clean help
 
 help:
 	@echo "make run            start the registry (catalog, API, worker) with demo skills"
@@ -18,6 +18,7 @@ help:
 	@echo "make provision      install what the services need (PostgreSQL, Redis, Docker, Chromium)"
 	@echo "make services       start PostgreSQL, Redis and dockerd on loopback"
 	@echo "make sandbox-image  build the local sandbox image (nothing is pulled)"
+	@echo "make compose-test   build and run docker-compose.yaml, publish and install through it, tear down"
 	@echo "make bench          run the speed and quality benchmarks in bench/"
 	@echo "make clean          remove .venv/ and .data/"
 
@@ -41,6 +42,11 @@ sandbox-image: services
 
 test: venv sandbox-image
 	bash scripts/test.sh
+
+# The README's docker-compose commands, run for real (images built here, nothing pulled);
+# scripts/test.sh runs it too, as its last stage.
+compose-test: venv services
+	bash scripts/compose-test.sh
 
 run: venv
 	bash scripts/run.sh

@@ -7,6 +7,7 @@ PACKAGES=(
   postgresql        # the production database, tested for real
   redis-server      # Celery's broker
   docker.io         # the sandbox's docker backend and the worker's test runs
+  docker-compose    # runs docker-compose.yaml (make compose-test)
   bubblewrap        # the sandbox's fallback backend
   uidmap            # user namespaces for bubblewrap
   debootstrap       # builds the sandbox image locally (no container registry reachable)

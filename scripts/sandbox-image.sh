@@ -100,4 +100,5 @@ main() {
     log "built $IMAGE (version $SCRIPT_VERSION)"
 }
 
-main "$@"
+# Sourced (scripts/compose-image.sh reuses codename and apt_mirror): define, do not run.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -2,7 +2,8 @@
 # Run every test: first the tests marked `serial` (they need the host to themselves), alone; then
 # the rest of the suite on the embedded defaults (SQLite, files), spread over the CPUs
 # (pytest-xdist, one test file per worker at a time), with the registry suite on PostgreSQL
-# running alongside in a process of its own. pytest's exit 5 ("no tests collected") is a
+# running alongside in a process of its own; last, docker-compose.yaml run for real
+# (scripts/compose-test.sh). pytest's exit 5 ("no tests collected") is a
 # failure here: a run that tested nothing must never pass. With arguments: one plain pytest run
 # of exactly those.
 # SKILLYARD_TEST_WORKERS sets the number of workers (default: one per CPU).
@@ -82,4 +83,8 @@ if [ -n "$pg_pid" ]; then
 fi
 [ $sqlite_rc = 0 ] || exit $sqlite_rc
 [ $pg_rc = 0 ] || exit $pg_rc
+
+# Skipped without Docker, failed instead under SKILLYARD_REQUIRE_SERVICES=1 (as the tests are).
+stage "docker-compose: the README's production commands for real (scripts/compose-test.sh)"
+bash scripts/compose-test.sh || { echo "test.sh: the compose test failed" >&2; exit 1; }
 echo "test.sh: all test runs passed (${SECONDS}s)"
