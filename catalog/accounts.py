@@ -13,6 +13,7 @@ signs in superusers only, the operator's way in when the provider is down or mis
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
@@ -68,6 +69,9 @@ def signup(request):  # noqa: ANN001, ANN201
         auth_limits.record_failure(who, rate=rate)  # every attempt counts: accounts are the prize
         if form.is_valid() and (user := _user_create(form)) is not None:
             login(request, user, backend=BACKEND)
+            messages.success(
+                request, f"Welcome, {user.username}: your account is ready, and so is your namespace {user.username}."
+            )
             return redirect(next_url)
     status = 422 if form.errors else 200
     return render(request, "catalog/signup.html", {"form": form, "next": next_url}, status=status)

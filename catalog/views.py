@@ -226,7 +226,9 @@ def owner_describe(request, owner: str):
 def publishers(request):
     """Every owner with skills the viewer may see, most downloaded first."""
     rows = selectors.owner_list_publishing(actor=_actor(request))
-    return render(request, "catalog/publishers.html", {"page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))})
+    return render(
+        request, "catalog/publishers.html", {"page": Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))}
+    )
 
 
 def _role_at_least(user, owner, role: str) -> bool:  # noqa: ANN001

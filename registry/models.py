@@ -15,6 +15,8 @@ from django.db.models import Exists, OuterRef, Q
 
 from skillctl.format.limits import MAX_REASON_CHARS
 
+MAX_OWNER_DESCRIPTION = 500  # a paragraph: the owner page and the publishers index show it whole
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
 
@@ -51,6 +53,8 @@ class Owner(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="owner"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who they are, in a paragraph on their page and the publishers index (plain text).
+    description = models.CharField(max_length=MAX_OWNER_DESCRIPTION, blank=True, default="")
 
     def __str__(self) -> str:
         return self.name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
 from registry.access import Actor, owner_role
 from registry.errors import BadRequest, NotFound, Unauthenticated, not_found
@@ -316,6 +316,25 @@ def owner_members_visible(*, actor: Actor, owner: Owner) -> QuerySet[Membership]
     if owner_role(user=actor.user, owner=owner) is None:
         return None
     return owner_members(owner=owner)
+
+
+def owner_list_publishing(*, actor: Actor) -> QuerySet:
+    """The owners with skills the actor may see, each with how many and their downloads in all,
+    most downloaded first (one query: the counts are of visible skills only)."""
+    skills = Skill.objects.visible_to(actor.user, actor.token)
+    return (
+        skills.values("owner__name", "owner__kind", "owner__description")
+        .annotate(skills=Count("id"), downloads=Sum("downloads"))
+        .order_by("-downloads", "owner__name")
+    )
+
+
+def owner_stats(*, actor: Actor, owner: Owner) -> dict:
+    """What an owner's page sums up: the skills the actor may see and their downloads, and the
+    number of members (an organisation's size is public, who they are is not)."""
+    skills = Skill.objects.visible_to(actor.user, actor.token).filter(owner=owner)
+    totals = skills.aggregate(skills=Count("id"), downloads=Sum("downloads"))
+    return {**totals, "downloads": totals["downloads"] or 0, "members": owner.memberships.count()}
 
 
 def user_memberships(*, user) -> QuerySet[Membership]:

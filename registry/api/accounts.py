@@ -67,6 +67,7 @@ class OrgDetail(APIView):
 class OrgMembers(APIView):
     @extend_schema(responses=MemberOut(many=True))
     def get(self, request, org: str):
+        """An organisation's members and their roles (members only)."""
         owner = selectors.owner_get(name=org)
         members = selectors.owner_members_visible(actor=_signed_in(request), owner=owner)
         if members is None:
@@ -87,6 +88,7 @@ class OrgMembers(APIView):
 class OrgMemberDetail(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request, org: str, username: str):
+        """Remove a member (admin; an organisation keeps at least one owner)."""
         services.org_member_remove(actor=request_actor(request), org=selectors.owner_get(name=org), username=username)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

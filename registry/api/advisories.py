@@ -78,6 +78,7 @@ def _since(text: str) -> datetime | None:
 class AdvisoryDetail(APIView):
     @extend_schema(operation_id="advisory_retrieve", responses=OsvOut)
     def get(self, request, osv_id: str):
+        """One advisory as an OSV 1.6 object (404 unless the caller may see its skill)."""
         advisory = selectors.advisory_get_visible(actor=request_actor(request), osv_id=osv_id)
         return Response(_osv(request, [advisory])[0])
 

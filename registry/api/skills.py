@@ -95,6 +95,7 @@ class VersionList(APIView):
 
     @extend_schema(responses=VersionOut(many=True))
     def get(self, request, name: str):
+        """A skill's versions, highest first, with their status, checks and download counts."""
         actor = request_actor(request)
         skill = selectors.skill_get_visible(actor=actor, name=name)
         versions = selectors.skill_versions(skill=skill, actor=actor)
@@ -331,6 +332,7 @@ class Deprecate(APIView):
 class DistTags(APIView):
     @extend_schema(responses=dict[str, str])
     def get(self, request, name: str):
+        """A skill's dist-tags: each tag and the version it points at."""
         skill = selectors.skill_get_visible(actor=request_actor(request), name=name)
         return Response(selectors.skill_dist_tags(skill=skill))
 
@@ -346,5 +348,6 @@ class DistTagDetail(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, name: str, tag: str):
+        """Remove a dist-tag (publishers of the skill)."""
         services.skill_dist_tag_remove(actor=request_actor(request), name=name, tag=tag)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -3,10 +3,12 @@ from drf_spectacular.views import SpectacularAPIView
 
 from registry.api import accounts, advisories, diff, skills
 from registry.api.docs import api_docs
+from registry.api.index import ApiIndex
 
 app_name = "api"
 
 urlpatterns = [
+    path("", ApiIndex.as_view(), name="index"),
     path("skills", skills.SkillList.as_view(), name="skill-list"),
     path("routing-manifests", skills.RoutingManifests.as_view(), name="routing-manifests"),
     path("skills/<str:name>", skills.SkillDetail.as_view(), name="skill-detail"),

@@ -43,6 +43,7 @@ class SkillsIndex(APIView):
 
     @extend_schema(responses=dict)
     def get(self, request):
+        """The public skills for ``npx skills add <registry URL>``: name, description, files."""
         skills = [
             {
                 "name": skill.name,
@@ -60,6 +61,7 @@ class AgentSkillsIndex(APIView):
 
     @extend_schema(responses=dict)
     def get(self, request):
+        """The public skills in the agent-skills discovery form, each archive with its sha256."""
         skills = [agent_skill_entry(request, skill, sv) for skill, sv in _public_entries()]
         return _cached(Response({"$schema": DISCOVERY_SCHEMA_V2, "skills": skills}))
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from registry.access import ROLE_RANK, SCOPE_RANK, Actor, owner_role, require
 from registry.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
-from registry.models import Membership, Owner, Role, Token, TokenScope
+from registry.models import MAX_OWNER_DESCRIPTION, Membership, Owner, Role, Token, TokenScope
 from registry.names import canonical_name, name_reserved
 from registry.services.audit import audit_record
 
@@ -108,6 +108,19 @@ def org_member_remove(*, actor: Actor, org: Owner, username: str) -> None:
         raise Conflict("member.last_owner", "An organisation keeps at least one owner.")
     membership.delete()
     audit_record(actor=actor, action="member.remove", owner=org.name, username=username)
+
+
+@transaction.atomic
+def owner_describe(*, actor: Actor, owner: Owner, description: str) -> Owner:
+    """Set the paragraph an owner's page and the publishers index show (its admins and owners)."""
+    require(actor, owner=owner, role=Role.ADMIN, scope=TokenScope.ADMIN)
+    text = " ".join(description.split())
+    if len(text) > MAX_OWNER_DESCRIPTION:
+        raise Invalid("owner.description_too_long", f"At most {MAX_OWNER_DESCRIPTION} characters.")
+    owner.description = text
+    owner.save(update_fields=["description"])
+    audit_record(actor=actor, action="owner.describe", owner=owner.name)
+    return owner
 
 
 @transaction.atomic

@@ -81,3 +81,11 @@ def test_signup_attempts_are_throttled_per_address(signup_open, settings):
 @pytest.mark.django_db
 def test_signup_needs_csrf(signup_open):
     assert Client(enforce_csrf_checks=True).post("/accounts/signup/", GOOD).status_code == 403
+
+
+@pytest.mark.django_db
+def test_signup_lands_with_a_welcome(signup_open):
+    browser = Client()
+    done = browser.post("/accounts/signup/", {**GOOD, "next": "/skills"}, follow=True)
+    assert done.redirect_chain[-1][0] == "/skills"
+    assert '<li role="status">Welcome, carol: your account is ready' in done.content.decode()

@@ -276,3 +276,52 @@ def test_remote_images_in_a_skill_md_are_links_never_loaded(publish):
     assert 'href="https://tracker.invalid/p.gif?who=1"' in body and "[image: logo]" in body
     img_src = next(part for part in response["Content-Security-Policy"].split(";") if "img-src" in part)
     assert img_src.split() == ["img-src", "'self'", "data:"]
+
+
+@pytest.mark.django_db
+def test_signed_out_publish_redirects_to_sign_in_saying_why():
+    browser = Client()
+    response = browser.get("/publish", follow=True)
+    assert response.redirect_chain[-1][0] == "/accounts/login/?next=/publish"
+    assert '<li role="status">Sign in to publish a skill' in response.content.decode()
+
+
+def test_home_has_one_search_box_and_most_downloaded_only_once_there_are_downloads(publish):
+    from registry.models import Skill
+
+    publish("pdf-tools")
+    fresh = Client().get("/").content.decode()
+    assert fresh.count('type="search"') == 1 and "Most downloaded" not in fresh
+    Skill.objects.filter(name="pdf-tools").update(downloads=1)
+    counted = Client().get("/").content.decode()
+    assert "Most downloaded" in counted and "1 download ·" in counted
+    assert Client().get("/skills").content.decode().count('type="search"') == 2  # header + filters
+
+
+def test_every_page_links_the_svg_favicon(db):
+    from django.contrib.staticfiles import finders
+
+    page = Client().get("/").content.decode()
+    assert '<link rel="icon" href="/static/catalog/favicon.svg" type="image/svg+xml">' in page
+    assert finders.find("catalog/favicon.svg")
+
+
+def test_the_token_list_shows_created_and_last_used(signed_in, alice):
+    created = signed_in.post("/account/tokens", {"name": "laptop", "scope": "read"}).content.decode()
+    listing = signed_in.get("/account/tokens").content.decode()
+    assert '<td data-label="Last used">never</td>' in listing
+    services.token_authenticate(secret=re.search(r'value="(sky_[^"]+)"', created).group(1))
+    listing = signed_in.get("/account/tokens").content.decode()
+    today = alice.date_joined.strftime("%Y-%m-%d")
+    assert f'<td data-label="Created">{today}</td>' in listing
+    assert re.search(rf'<td data-label="Last used">{today} \d\d:\d\d</td>', listing)
+
+
+def test_the_checks_table_says_what_the_routing_keywords_are(publish):
+    from tests.catalog.conftest import finish_checks
+
+    publish("pdf-tools")
+    finish_checks("pdf-tools", manifest={"source": "offline", "keywords": []})
+    page = Client().get("/skills/pdf-tools").content.decode()
+    assert "routing keywords" in page and "written offline from SKILL.md (no language model)" in page
+    assert "manifest</th>" not in page
