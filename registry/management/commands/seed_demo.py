@@ -16,6 +16,7 @@ from registry.models import Owner
 from skillctl.format import pack_skill
 
 DEMO_SKILLS = Path(__file__).resolve().parents[2] / "demo_skills"
+ORG_DESCRIPTION = "The skills that come with Skillyard, to try installing, searching and publishing with."
 
 
 class Command(BaseCommand):
@@ -29,7 +30,8 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=username).first() or services.user_create(username=username)
         actor = Actor(user)
         if not Owner.objects.filter(name=org).exists():
-            services.org_create(actor=actor, name=org)
+            created = services.org_create(actor=actor, name=org)
+            services.owner_describe(actor=actor, owner=created, description=ORG_DESCRIPTION)
         with TemporaryDirectory() as tmp:
             for folder in sorted(p for p in DEMO_SKILLS.iterdir() if (p / "SKILL.md").is_file()):
                 archive = Path(tmp) / f"{folder.name}.zip"
