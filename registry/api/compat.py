@@ -65,7 +65,7 @@ class _Anonymous(APIView):
 
 
 class SkillsFind(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request):
         """``npx skills find``: public skills for ``q``, with where ``skills add`` takes them from."""
         skills = _found(request, FIND_LIMIT) if request.query_params.get("q", "").strip() else []
@@ -97,7 +97,7 @@ def _public_default(name: str) -> tuple[Skill, SkillVersion]:
 
 
 class ScopedAgentSkillsIndex(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request, scope: str):
         """The agent-skills index of one skill, at ``/skills/<name>`` (or ``<name>@<name>``, what
         ``skills find`` prints), so ``skills add`` of that URL installs that skill alone."""
@@ -157,7 +157,7 @@ def _defaults(skills: list[Skill]) -> dict[int, SkillVersion]:
 
 
 class ClawhubSearch(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request):
         """``clawhub search``: ranked results with their score."""
         skills = _found(request, 25)
@@ -179,7 +179,7 @@ class ClawhubSearch(_Anonymous):
 
 
 class ClawhubSkills(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request):
         """``clawhub explore`` (and ``search --prefix``): public skills, newest or most downloaded."""
         sort = {"downloads": "downloads", "installs": "downloads"}.get(request.query_params.get("sort", ""), "updated")
@@ -198,7 +198,7 @@ class ClawhubSkills(_Anonymous):
 
 
 class ClawhubSkill(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request, slug: str):
         """``clawhub inspect``, and what ``install``/``update`` read first."""
         skill, version = _public_default(slug)
@@ -229,7 +229,7 @@ def _public_version(slug: str, version: str | None) -> tuple[Skill, SkillVersion
 
 
 class ClawhubVersions(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request, slug: str):
         """``clawhub inspect --versions``: highest first."""
         _, versions = _public_versions(slug)
@@ -237,7 +237,7 @@ class ClawhubVersions(_Anonymous):
 
 
 class ClawhubVersion(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request, slug: str, version: str):
         """``clawhub inspect --version`` and ``install --version``: a version with its files."""
         skill, found = _public_version(slug, version)
@@ -251,7 +251,7 @@ class ClawhubVersion(_Anonymous):
 
 
 class ClawhubFile(_Anonymous):
-    @extend_schema(responses=bytes)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request, slug: str):
         """``clawhub inspect --file PATH``: one file, served inert like every skill file."""
         _, found = _public_version(slug, request.query_params.get("version"))
@@ -298,7 +298,7 @@ def _locale_key(text: str) -> tuple:
 
 
 class ClawhubResolve(_Anonymous):
-    @extend_schema(responses=dict)
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request):
         """``clawhub update``: which version a folder's files are (by fingerprint), and the latest."""
         _, versions = _public_versions(request.query_params.get("slug", ""))
@@ -311,7 +311,7 @@ class ClawhubResolve(_Anonymous):
 
 
 class ClawhubDownload(_Anonymous):
-    @extend_schema(responses={(200, "application/zip"): bytes})
+    @extend_schema(exclude=True)  # another tool's contract (skills find, clawhub), not our API
     def get(self, request):
         """``clawhub install``/``update``: the version's files with SKILL.md at the root."""
         skill, found = _public_version(request.query_params.get("slug", ""), request.query_params.get("version"))
