@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -269,3 +272,21 @@ def test_the_catalog_page_fetches_and_marks_a_mirrored_skill(upstream, db, clien
 
 def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"url": "https://a.example"}',
+        '[{"url": "ftp://a.example"}]',
+        '[{"url": "https://a.example", "kind": "npm"}]',
+        '[{"url": "https://a.example", "allowed": ["x"]}]',
+        "not json",
+    ],
+)
+def test_a_bad_upstreams_setting_stops_the_registry_at_start(value):
+    env = {**os.environ, "SKILLYARD_UPSTREAMS": value, "DJANGO_SETTINGS_MODULE": "skillyard.settings"}
+    started = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode != 0 and "SKILLYARD_UPSTREAMS" in started.stderr
