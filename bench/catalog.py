@@ -59,6 +59,18 @@ for path in sorted(Path(sys.argv[1]).rglob("SKILL.md")):
     done += 1
     if done >= int(sys.argv[2]):
         break
+# The compare page's case: a 50-file skill in two versions, half its files edited, one added.
+def diff_skill(version, edited):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("bench-diff/SKILL.md", f"---\\nname: bench-diff\\ndescription: Fifty files.\\nversion: {version}\\n---\\n# Fifty\\n")
+        for i in range(49 + edited):
+            body = "".join(f"def f{i}_{j}(x):\\n    return x * {j + (edited if i % 2 else 0)}\\n\\n" for j in range(40))
+            z.writestr(f"bench-diff/scripts/group{i % 5}/mod{i}.py", body)
+    buf.seek(0)
+    services.skill_version_publish(actor=Actor(user), name="bench-diff", archive=buf)
+diff_skill("1.0.0", 0)
+diff_skill("1.1.0", 1)
 print(done, vectors)
 """
 
@@ -203,6 +215,12 @@ def main() -> None:
                     ),
                     (f"skill page ({name})", f"/skills/{name}", f"/api/v1/skills/{name}"),
                 ]
+                diff = "/skills/bench-diff/diff/1.0.0/1.1.0"
+                start = time.perf_counter()
+                client.get(url + diff)
+                cold = (time.perf_counter() - start) * 1000
+                print(f"compare page of a 50-file skill, first request (diff computed, then cached): {cold:.0f} ms")
+                pairs.append(("compare, 50 files (target 100)", diff, f"/api/v1{diff}"))
                 for label, page, api in pairs:
                     pages = [url + p for p in page] if isinstance(page, list) else url + page
                     apis = [url + a for a in api] if isinstance(api, list) else url + api
