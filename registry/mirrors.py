@@ -63,7 +63,7 @@ logger = logging.getLogger(__name__)
 # (every sign-up creates an owner of the same name) and take the mirror organisations over.
 MIRROR_USERNAME = "skillyard+mirror"
 OWNER_RULE = "owner:"
-SCAN_POLL_SECONDS = 0.05
+POLL_SECONDS = 0.05  # waiting for the scan, or for another request's fetch
 
 
 class MirrorFailed(RegistryError):
@@ -192,25 +192,51 @@ def skill_version_mirror(*, skill: Skill, spec: str) -> bool:
     return _fetch(config, name=skill.name, spec=spec, held=held, key=(skill.name, spec))
 
 
+def fetch_key(url: str, *key: str) -> str:
+    """The cache key of one fetch (an upstream and a name, or a name and a spec)."""
+    return "mirror:" + hashlib.sha256(repr((url, *key)).encode()).hexdigest()
+
+
 def _fetch(config: UpstreamConfig, *, name: str, spec: str | None, held: set[str], key: tuple[str, ...]) -> bool:
-    cache_key = "mirror-miss:" + hashlib.sha256(repr((config.url, *key)).encode()).hexdigest()
-    if (remembered := cache.get(cache_key)) is not None:
+    miss_key = fetch_key(config.url, *key)
+    if (remembered := cache.get(miss_key)) is not None:
         if remembered:
             raise MirrorFailed(remembered, f"The last fetch of {name} from {config.url} failed; it is retried later.")
         return False
+    # One fetch of a name at a time: a concurrent request waits for it and reads what it stored,
+    # and two registries set as each other's upstreams do not ask each other round in a loop.
+    in_flight = miss_key + ":in-flight"
+    if not cache.add(in_flight, 1, settings.SKILLYARD_MIRROR_DEADLINE_SECONDS):
+        _wait_while(in_flight)
+        return True  # the caller reads again: what the other fetch stored, or its miss
+    try:
+        stored = _fetch_now(config, name=name, spec=spec, held=held)
+    except MirrorFailed as exc:
+        cache.set(miss_key, exc.code, settings.SKILLYARD_MIRROR_MISS_SECONDS)
+        raise
+    finally:
+        cache.delete(in_flight)
+    if not stored:
+        cache.set(miss_key, "", settings.SKILLYARD_MIRROR_MISS_SECONDS)
+    return stored
+
+
+def _wait_while(key: str) -> None:
+    deadline = time.monotonic() + settings.SKILLYARD_MIRROR_DEADLINE_SECONDS
+    while cache.get(key) is not None and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+
+
+def _fetch_now(config: UpstreamConfig, *, name: str, spec: str | None, held: set[str]) -> bool:
     upstream = upstream_client(url=config.url, kind=config.kind, limits=_limits())
     try:
         found = upstream.skill(name)
         wanted = _wanted(found, spec, held) if found and config.permits(name=name, owner=found.owner) else []
-        stored = bool(wanted) and _store(config, upstream, name=name, versions=wanted)
+        return bool(wanted) and _store(config, upstream, name=name, versions=wanted)
     except (UpstreamError, MirrorFailed) as exc:
         code = exc.code if isinstance(exc, MirrorFailed) else f"mirror.{exc.code.removeprefix('upstream.')}"
         logger.warning("mirror: %s from %s failed: %s", name, config.url, exc)
-        cache.set(cache_key, code, settings.SKILLYARD_MIRROR_MISS_SECONDS)
         raise MirrorFailed(code, f"{name} from {config.url}: {exc.message}", getattr(exc, "errors", [])) from exc
-    if not stored:
-        cache.set(cache_key, "", settings.SKILLYARD_MIRROR_MISS_SECONDS)
-    return stored
 
 
 def _limits() -> FetchLimits:
@@ -286,7 +312,7 @@ def _scan_now(version: SkillVersion) -> None:
     scan = VersionCheck.objects.filter(version_id=version.id, name=VersionCheck.Name.SCAN, status__in=finished)
     deadline = time.monotonic() + settings.SKILLYARD_MIRROR_DEADLINE_SECONDS
     while not scan.exists() and time.monotonic() < deadline:
-        time.sleep(SCAN_POLL_SECONDS)
+        time.sleep(POLL_SECONDS)
 
 
 def _mirror_actor(config: UpstreamConfig) -> Actor:

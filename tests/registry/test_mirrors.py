@@ -16,7 +16,7 @@ import pytest
 
 from registry import services
 from registry.access import Actor
-from registry.mirrors import UpstreamConfig, mirror_owner_default
+from registry.mirrors import UpstreamConfig, fetch_key, mirror_owner_default
 from registry.models import AuditEvent, Owner, Skill
 from registry.upstreams import UpstreamKind
 from tests.registry.conftest import Api, make_zip
@@ -290,3 +290,15 @@ def test_a_bad_upstreams_setting_stops_the_registry_at_start(value):
         [sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True, text=True, timeout=60
     )
     assert started.returncode != 0 and "SKILLYARD_UPSTREAMS" in started.stderr
+
+
+def test_a_fetch_in_flight_is_not_repeated_a_request_waits_for_it(upstream, settings, db):
+    from django.core.cache import cache
+
+    settings.SKILLYARD_MIRROR_DEADLINE_SECONDS = 0.5
+    upstream.skill("pdf-tools", make_zip("pdf-tools"))
+    cache.set(fetch_key(upstream.url, "pdf-tools") + ":in-flight", 1)  # another request is fetching it
+    assert Api().get("/api/v1/skills/pdf-tools").status_code == 404
+    assert upstream.asked == []
+    cache.clear()
+    assert Api().get("/api/v1/skills/pdf-tools").status_code == 200
