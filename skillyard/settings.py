@@ -155,6 +155,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "skillyard.metrics.RequestMetrics",  # first: it times everything below it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -451,6 +452,29 @@ CELERY_BEAT_SCHEDULE = {
 SKILLYARD_CHECKS_ENABLED = env_bool("SKILLYARD_CHECKS_ENABLED", default=True)
 # The sandbox backend of the tests check: Docker, as DESIGN §9 says ("auto" allows bubblewrap).
 SKILLYARD_TESTS_BACKEND = os.environ.get("SKILLYARD_TESTS_BACKEND", "docker")
+
+# --- metrics and health (skillyard/metrics.py, registry/health.py; docs/operations.md) -------
+# /metrics answers this bearer token, or clients in these networks (default: this machine only;
+# the address is the one registry/clients.py believes, so a proxy must be a trusted one).
+SKILLYARD_METRICS_TOKEN = os.environ.get("SKILLYARD_METRICS_TOKEN", "").strip()
+SKILLYARD_METRICS_NETWORKS = _csv("SKILLYARD_METRICS_NETWORKS") or ["127.0.0.0/8", "::1/128"]
+for _network in SKILLYARD_METRICS_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"SKILLYARD_METRICS_NETWORKS: {_network!r} is not an address or CIDR") from None
+# A folder shared by the web and worker processes of several hosts or containers: each process
+# writes prometheus-client's multiprocess files under <dir>/<hostname>/ (set before the library
+# is imported), and /metrics adds up all of them. PROMETHEUS_MULTIPROC_DIR alone serves one host.
+SKILLYARD_METRICS_DIR = os.environ.get("SKILLYARD_METRICS_DIR", "").strip()
+if SKILLYARD_METRICS_DIR and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    import socket
+
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(Path(SKILLYARD_METRICS_DIR) / socket.gethostname())
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+# Probes reach a web process directly over plain http (a container's port): never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 
 STATIC_URL = "/static/"
 USE_TZ = True

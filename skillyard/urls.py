@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from catalog import sso
+from registry import health
 from registry.api import compat, wellknown
 
 urlpatterns = [
@@ -23,6 +24,10 @@ urlpatterns = [
     # Single sign-on (catalog/sso.py; 404 while off). The names are the ones mozilla-django-oidc reverses.
     path("accounts/oidc/start/", sso.SignInStart.as_view(), name="oidc_authentication_init"),
     path("accounts/oidc/callback/", sso.SignInCallback.as_view(), name="oidc_authentication_callback"),
+    # Probes and Prometheus' scrape (registry/health.py; docs/operations.md).
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", health.metrics_view, name="metrics"),
     path("", include("catalog.urls")),
 ]
 

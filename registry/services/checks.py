@@ -23,6 +23,7 @@ from registry.access import Actor, require
 from registry.errors import Invalid, not_found
 from registry.models import CheckHistory, Role, SkillVersion, TokenScope, VersionCheck
 from registry.services.audit import audit_record
+from skillyard.metrics import check_observed
 
 CHECKS = tuple(VersionCheck.Name.values)
 # Past runs shown with a check (newest first): a version's rescans over years stay a short list.
@@ -102,6 +103,7 @@ def check_finish(
         return False
     check.status, check.result, check.finished_at = VersionCheck.Status.DONE, result, timezone.now()
     check.save(update_fields=["status", "result", "finished_at", "updated_at"])
+    check_observed(check)
     _history_record(check)
     _state_save(check)
     fields: dict[str, object]
@@ -130,6 +132,7 @@ def check_fail(*, check: VersionCheck, error: str) -> bool:
         return False
     check.status, check.error, check.finished_at = VersionCheck.Status.ERROR, error[:2000], timezone.now()
     check.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    check_observed(check)
     _history_record(check)
     _state_save(check)
     if check.name == VersionCheck.Name.TESTS:

@@ -28,6 +28,7 @@ from registry.storage import archive_delete, archive_key, archive_put
 from skillctl.format import Limits, Manifest, SkillReport, load_archive
 from skillctl.format.limits import MAX_CHANGELOG_CHARS
 from skillctl.format.semver import semver_problem
+from skillyard.metrics import publish_counted
 
 
 @dataclass(frozen=True)
@@ -255,6 +256,7 @@ def _version_create(*, actor: Actor, skill: Skill, checked: _Checked, key: str) 
     )
     skill_summary_refresh(skill=skill)
     checks_create(version=version)
+    publish_counted()
     audit_record(
         actor=actor,
         action="version.publish",

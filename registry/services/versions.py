@@ -22,6 +22,7 @@ from registry.services.audit import audit_record
 from registry.services.summary import skill_summary_refresh
 from skillctl.format.limits import MAX_REASON_CHARS
 from skillctl.format.versions import VersionSpecError, parse_spec
+from skillyard.metrics import download_counted
 
 TAG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,63}$")
 
@@ -135,6 +136,7 @@ def skill_version_download_record(*, version: SkillVersion, client: str) -> bool
     """Count a download once per client (user, else address) per version per window, without
     a read-modify-write race; True when counted. Downloads order the catalog, so a loop of
     fetches (or forged addresses) must not buy a ranking; a CI job counts once an hour."""
+    download_counted()  # the metric counts every download served
     if not cache.add(f"download:{version.id}:{client}", 1, settings.SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS):
         return False
     SkillVersion.objects.filter(id=version.id).update(downloads=F("downloads") + 1)
