@@ -107,11 +107,11 @@ def imported_modules(path: Path):
             yield from ((node.lineno, name) for name in names)
 
 
-# What each server package may import from the client (STYLE principle 8): the registry only the
-# pure format code; the catalog also routing's scoring (search); the worker also the sandbox (a
-# skill's own tests) and routing's offline manifest.
+# What each server package may import from the client (STYLE principle 8): the registry the pure
+# format code and routing's scoring (the one search of API, catalog and CLI: registry/search.py);
+# the catalog the same; the worker also the sandbox (a skill's own tests) and routing's manifests.
 SERVER_MAY_IMPORT = {
-    "registry": ("skillctl.format",),
+    "registry": ("skillctl.format", "skillctl.routing"),
     "skillyard": ("skillctl.format",),
     "catalog": ("skillctl.format", "skillctl.routing"),
     "worker": ("skillctl.format", "skillctl.routing", "skillctl.sandbox"),
