@@ -49,9 +49,10 @@ build_base_rootfs() {
     say "debootstrap $BASE_RELEASE from $mirror (minbase + python3 + python3-venv + ca-certificates)"
     root="$(mktemp -d "${TMPDIR:-/tmp}/skillyard-base.XXXXXX")"
     trap 'rm -rf "$root"' EXIT
-    mkdir -p "$BASE_CACHE/debs"
+    # The sandbox image's .deb cache: most of these packages are in it already.
+    mkdir -p "$CACHE/debs"
     debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates \
-        --cache-dir="$BASE_CACHE/debs" "$BASE_RELEASE" "$root" "$mirror" >&2
+        --cache-dir="$CACHE/debs" "$BASE_RELEASE" "$root" "$mirror" >&2
     add_local_cas "$root"
     # Packages installed by the images' Dockerfiles must not try to start their services.
     printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"

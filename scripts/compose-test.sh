@@ -83,6 +83,15 @@ worker_mid_check() {
     return 1
 }
 
+# Every running container of the stack that has a healthcheck passes it (the test's fake has none).
+all_healthy() {
+    local container health
+    for container in $(docker-compose ps -q); do
+        health=$(docker inspect -f '{{if .State.Running}}{{if .State.Health}}{{.State.Health.Status}}{{end}}{{end}}' "$container")
+        [ -z "$health" ] || [ "$health" = healthy ] || return 1
+    done
+}
+
 command -v docker >/dev/null || unavailable "the docker CLI is missing"
 docker info >/dev/null 2>&1 || unavailable "no Docker daemon answers (scripts/services.sh start)"
 command -v docker-compose >/dev/null || unavailable "docker-compose is missing (make provision)"
@@ -148,6 +157,9 @@ say "installing hello through nginx with skillctl"
 mkdir -p "$WORK/project"
 (cd "$WORK/project" && skillctl install hello)
 grep -q "Greets the user" "$WORK/project/.agents/skills/hello/SKILL.md" || fail "hello is not installed"
+
+say "every running container healthy"
+wait_until "every running container to be healthy" all_healthy
 
 say "tearing down"
 trap - EXIT

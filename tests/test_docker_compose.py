@@ -9,7 +9,9 @@ compose test runs.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -144,3 +146,25 @@ def test_the_readme_production_section_is_what_the_compose_test_runs() -> None:
     script = (ROOT / "scripts" / "compose-test.sh").read_text()
     for command in commands:
         assert command in script, command
+
+
+def run_compose_test_without_docker(require_services: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "DOCKER_HOST": "unix:///nonexistent/docker.sock",
+        "SKILLYARD_REQUIRE_SERVICES": require_services,
+    }
+    script = ROOT / "scripts" / "compose-test.sh"
+    return subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_compose_test_skips_without_a_docker_daemon() -> None:
+    done = run_compose_test_without_docker("0")
+    assert done.returncode == 0
+    assert "skipped: no Docker daemon answers" in done.stderr
+
+
+def test_compose_test_fails_without_a_docker_daemon_when_services_are_required() -> None:
+    done = run_compose_test_without_docker("1")
+    assert done.returncode == 1
+    assert "FAILED: no Docker daemon answers" in done.stderr
