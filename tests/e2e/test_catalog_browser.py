@@ -106,8 +106,8 @@ def test_browse_search_skill_page_and_file_view(site, page, tmp_path):
     site.publish(make(tmp_path, "pdf-rotate", "1.0.0", {"scripts/rotate.py": "print('rotating')\n"}))
     page.goto(site.url + "/")
     assert "pdf-rotate" in page.content()
-    page.fill("#site-q", "greets people politely")
-    page.press("#site-q", "Enter")
+    page.fill("#home-q", "greets people politely")  # the home page's one search box
+    page.press("#home-q", "Enter")
     page.wait_for_url("**/skills?q=*")
     page.click("text=pdf-rotate")
     assert page.input_value("#install-cmd") == "skillctl install pdf-rotate"
