@@ -11,7 +11,8 @@ threshold, to compare with the published baselines (which rank only).
 10 random other tools as in test_similar, 50 hand-written generic messages, DEV_GENERIC, and the
 held-out no-skill messages of bench/data/no_skill_dev.txt; plus two held-out queries joined as a
 multi analogue, and the hand-written two-request messages of bench/data/multi_dev.jsonl):
-the weights in ``skillctl.routing.weights`` were tuned there, never on the test files.
+the ranking weights in ``skillctl.routing.weights`` were tuned there, never on the test files;
+the gate that decides "no skill" is learned from bench/data/routing's training rows (train_gate.py).
 
     python bench/route_metatool.py [--data DIR] [--no-semantic] [--dev] [--cache F.npz] [--set W=V]
 """
@@ -40,14 +41,6 @@ NO_SKILL_DEV = Path(__file__).resolve().parent / "data" / "no_skill_dev.txt"
 # Dev multi-intent messages: 150 hand-written requests for two of the tools at once (written for
 # this bench from tools.jsonl only, never from the test files), both expected in the top 3.
 MULTI_DEV = Path(__file__).resolve().parent / "data" / "multi_dev.jsonl"
-NO_THRESHOLD = dict(
-    threshold=float("-inf"),
-    semantic_threshold=float("-inf"),
-    no_skill_threshold=float("-inf"),
-    general_threshold=float("-inf"),
-    general_no_skill_threshold=float("-inf"),
-    semantic_floor=float("-inf"),
-)
 # Dev negatives: hand-written generic messages that need no tool (written for this bench, not
 # taken from MetaTool; disjoint from the shipped routing/data/no-skill.txt).
 DEV_GENERIC = [
@@ -160,7 +153,7 @@ class Bench:
         key = (names, threshold)
         if key not in self.routers:
             ms = [self.manifests[n] for n in names]
-            weights = self.weights if threshold else self.weights.with_values(**NO_THRESHOLD)
+            weights = self.weights
             if self.vectors is None:
                 self.routers[key] = Router(ms, weights=weights)
             else:
@@ -173,7 +166,11 @@ class Bench:
     def route(self, query: str, names: tuple[str, ...], threshold: bool = True) -> list[str]:
         router = self.router(names, threshold)
         vector = self.vectors.of([query])[0] if self.vectors else None
-        return [m.name for m in router.route(query, query_vector=vector)]
+        if threshold:
+            return [m.name for m in router.route(query, query_vector=vector)]
+        if vector is None:  # the rank alone: no threshold, no gate
+            return [m.name for m, _ in router.nearest(query)]
+        return [m.name for m in router.candidates(query, query_vector=vector)[0][: self.weights.limit]]
 
 
 def topk(bench: Bench, rows: list[dict], names: tuple[str, ...], threshold: bool) -> tuple[float, float]:

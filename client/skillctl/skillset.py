@@ -251,16 +251,20 @@ class SkillSet:
         from skillctl.routing import semantic as sem
         from skillctl.routing.router import Router
 
-        vectors = encoder = None
+        vectors = encoder = llm_gate = None
         if self.semantic and entries:
+            from skillctl.routing.llm_gate import LlmGate
+
             whole = RoutingIndex(entries).vectors()
             vectors, encoder = whole, (sem.encoder() if whole is not None else None)
+            llm_gate = LlmGate.from_config(self.config)  # None unless [routing.llm] turns it on
         return Router(
             [e.manifest for e in entries],
             compiled=[e.compiled for e in entries],
             vectors=vectors,
             encoder=encoder,
             weights=self.weights,
+            llm_gate=llm_gate,
         )
 
     def nearest(self, message: str, *, history: Sequence[str] = (), k: int = 3) -> list[dict]:

@@ -34,6 +34,7 @@ class CompiledManifest:
     triggers: tuple[tuple[str, ...], ...]  # the author's trigger words, each once
     name: tuple[str, ...]  # the name's words, as a message mentions them ("pdf editor")
     negative: tuple[str, ...]  # the negative constraint's words that are not keywords, sorted
+    trigger_verbs: tuple[tuple[str, ...], ...] = ()  # those of ``triggers`` that are verbs
 
     def to_dict(self) -> dict[str, Any]:
         """JSON for the routing index (lists, as json would write tuples anyway)."""
@@ -44,6 +45,7 @@ class CompiledManifest:
             "triggers": [list(p) for p in self.triggers],
             "name": list(self.name),
             "negative": list(self.negative),
+            "trigger_verbs": [list(p) for p in self.trigger_verbs],
         }
 
     @classmethod
@@ -55,6 +57,7 @@ class CompiledManifest:
             triggers=tuple(tuple(p) for p in data["triggers"]),
             name=tuple(data["name"]),
             negative=tuple(data["negative"]),
+            trigger_verbs=tuple(tuple(p) for p in data.get("trigger_verbs", ())),
         )
 
 
@@ -70,4 +73,5 @@ def compile_manifest(m: RoutingManifest) -> CompiledManifest:
         triggers=tuple(p for p in dict.fromkeys(tuple(terms(w)) for w in m.trigger_words) if p),
         name=tuple(split_name(m.name)),
         negative=tuple(sorted(set(terms(m.negative)) - keywords)),
+        trigger_verbs=tuple(p for p in dict.fromkeys(tuple(terms(w)) for w in m.trigger_verbs) if p),
     )

@@ -1,29 +1,27 @@
-"""The router: compiled manifests (+ optional semantic vectors) in, ranked matches out.
+"""The router: the routing pipeline, one stage per module (DESIGN section 7).
 
-One encode per message when semantic vectors are present (one more batch for the sentences of a
-message that has several); otherwise pure lexical scoring, without importing numpy or
-onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid + synthetic-query vectors per
-skill) or a plain (n, DIM) array of centroids.
+normalise (:mod:`.normalise`) -> candidates, lexical (:mod:`.lexical`) and semantic
+(:mod:`.candidates`) -> gate (:mod:`.gate`, learned; :mod:`.llm_gate` when it is unsure and
+configured) -> select (:mod:`.select`: at most ``limit``, several requests) -> explain
+(:mod:`.explain`). Without semantic vectors, lexical-only routing: points and a threshold,
+without importing numpy or onnxruntime. ``vectors`` is a ``semantic.SkillVectors`` (centroid +
+example vectors per skill) or a plain (n, DIM) array of centroids.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skillctl.routing.aggregation import routing_text
+from skillctl.routing import gate as gates
+from skillctl.routing.candidates import Evidence, rank_semantic, semantic_evidence
 from skillctl.routing.compiled import CompiledManifest
-from skillctl.routing.intents import edit_request, sentences, split_intents
+from skillctl.routing.explain import why_not_routed
+from skillctl.routing.lexical import ScoringIndex, rank_lexical
 from skillctl.routing.manifests import RoutingManifest
-from skillctl.routing.scoring import (
-    Match,
-    ScoringIndex,
-    is_general,
-    rank_lexical,
-    rank_semantic,
-    why_not_routed,
-)
+from skillctl.routing.match import Match, Stage
+from skillctl.routing.normalise import Normalised, normalise
+from skillctl.routing.select import select
 from skillctl.routing.spelling import Speller, maybe_typos
-from skillctl.routing.text import prose
 from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
 
 
@@ -36,6 +34,8 @@ class Router:
         vectors=None,  # semantic.SkillVectors, or numpy (n, DIM) centroids in manifest order, or None
         encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
+        learned_gate: bool = True,  # False: one evidence threshold instead (bench's "semantic" baseline)
+        llm_gate=None,  # an llm_gate.LlmGate, consulted where the gate is unsure
     ) -> None:
         self.index = ScoringIndex(manifests, compiled)
         if vectors is not None and not hasattr(vectors, "scores"):
@@ -45,10 +45,13 @@ class Router:
         self.vectors = vectors
         self.encoder = encoder
         self.weights = weights
+        self.learned_gate = learned_gate
+        self.llm_gate = llm_gate
         self._no_skill = None
         self._offline_mask: tuple | None = None  # (mask or None,) once computed
         self._speller: Speller | None = None
         self._position: dict[str, int] | None = None  # skill name -> its row, built on first use
+        self._own_likeness: dict[str, float] | None = None  # skill name -> its centroid's no-skill likeness
 
     def no_skill(self):
         """The "needs no skill" reference (``semantic.NoSkillReference``), loaded on first use."""
@@ -76,67 +79,33 @@ class Router:
         recent: frozenset[str] = frozenset(),
         query_vector=None,
     ) -> list[Match]:
-        """The skills ``message`` needs, best first; ``history`` joins a short continuation.
-
-        A message with several requests (:mod:`skillctl.routing.intents`) also has each request
-        routed alone: the best skill of each joins the answer after the whole message's best.
-        When the whole message passes no threshold, two requests routed to two different skills
-        still make an answer; one alone does not (a long chatty message is not a request).
-        """
-        text = routing_text(message, history)
-        if not text.strip() or len(self.index) == 0:
+        """The skills ``message`` needs, best first; ``history`` joins a short continuation."""
+        read = self.normalised(message, history)
+        if read is None or len(self.index) == 0:
             return []
-        text, typos = self._read(text)
-        if typos or text != message:
+        if read.typos or read.text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
-        if (ask := self._ask(text)) != text:
-            text, query_vector = ask, None
         encoded: dict[str, object] = {}  # text -> vector, within this message
-        # Judged once, for the whole message and each of its parts: a part of a general message is
-        # general too ("what's the difference between SPF and DKIM? our emails from resend land in
-        # spam" asks to understand, whatever its second half says).
-        general = self.semantic and is_general(text)
-        matches = self._route_text(text, recent, query_vector, encoded=encoded, general=general)
-        parts = split_intents(prose(text))
-        if not parts:
-            return _read_as(matches, typos)
-        firsts: dict[str, Match] = {}
-        for part in parts:
-            if (found := self._route_text(part, recent, encoded=encoded, general=general)) and found[
-                0
-            ].name not in firsts:
-                firsts[found[0].name] = found[0]
-        if not matches and len(firsts) < 2:
-            return []
-        merged = {m.name: m for m in matches[:1]}
-        for name, match in firsts.items():
-            if name not in merged:
-                match.reasons.append("one of several requests in the message")
-                merged[name] = match
-        for match in matches[1:]:
-            merged.setdefault(match.name, match)
-        return _read_as(list(merged.values())[: self.weights.limit], typos)
+        whole = self._route_text(read.text, recent, query_vector, encoded=encoded)
+        parts = [self._route_text(part, recent, encoded=encoded) for part in read.parts]
+        return _read_as(select(whole, parts, self.weights.limit), read.typos)
 
     def nearest(self, message: str, *, history: Sequence[str] = ()) -> list[tuple[Match, str]]:
         """The best few skills with thresholds and gates unapplied, each with what stopped it
         (for explaining a message that routed to nothing)."""
-        text = routing_text(message, history)
-        if not text.strip() or len(self.index) == 0:
+        read = self.normalised(message, history)
+        if read is None or len(self.index) == 0:
             return []
-        text, typos = self._read(text)
-        ranked = _read_as(self._route_text(self._ask(text), frozenset(), gated=False), typos)
-        return [
-            (m, why_not_routed(m, best=i == 0, w=self.weights, offline=not self.index.has_queries(m.name)))
-            for i, m in enumerate(ranked)
-        ]
+        ranked = _read_as(self._route_text(read.text, frozenset(), gated=False), read.typos)
+        threshold = self.gate().threshold if self.semantic and self.learned_gate else None
+        return [(m, why_not_routed(m, best=i == 0, w=self.weights, threshold=threshold)) for i, m in enumerate(ranked)]
 
-    def _ask(self, text: str) -> str:
-        """What semantic routing reads of ``text``: a message that gives the text to edit ("polish
-        this landing page copy: <copy>") by its ask alone, the pasted text being the material and
-        its topic no request (a copy editor is asked for, not a skill about what the copy sells)."""
-        if self.semantic and (ask := edit_request(text)) is not None:
-            return ask
-        return text
+    def normalised(self, message: str, history: Sequence[str] = ()) -> Normalised | None:
+        """Stage 1: what the later stages read of ``message``."""
+        return normalise(message, history, self._read)
+
+    def gate(self) -> gates.GateModel:
+        return gates.model()
 
     def _read(self, text: str) -> tuple[str, list[tuple[str, str]]]:
         """``text`` with its typos read as the skills' words (the speller is built only for a
@@ -151,62 +120,100 @@ class Router:
         *,
         gated: bool = True,
         encoded: dict[str, object] | None = None,
-        general: bool | None = None,
     ) -> list[Match]:
         if not self.semantic:
             return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
-        own = prose(text)
-        offline = self._offline()
-        views = [own, *sentences(own)] if offline is not None else [own]
-        vectors = self._vectors(views, {} if encoded is None else encoded, query_vector)
-        sem = self.weights.semantic
-        cosines, examples = self.vectors.scores(vectors[0])
-        whitened = self._whitened(vectors[0])
-        reference = self.no_skill()
-        no_skill = whole = reference.score(vectors[0], sem.no_skill_k)
-        closest = None
-        if len(views) > 1:
-            # Per skill without synthetic queries, the view (the whole message or one of its
-            # sentences) closest to it; skills with queries keep the gate calibrated on whole
-            # messages (MetaTool). The message is as chatty as its chattiest view, so a sentence
-            # never lowers the gate.
-            import numpy as np
+        candidates, evidence = self.candidates(text, recent, query_vector, encoded=encoded)
+        if not candidates:
+            return []
+        chosen = self._gated(text, candidates, evidence, consult=gated)
+        if not gated:
+            chosen = candidates[: self.weights.limit]
+        self._add_closest(chosen, evidence)
+        return chosen
 
-            scored = [self.vectors.scores(v) for v in vectors[1:]]
-            share = sem.sentence_share
-            per_sentence = np.stack([c + sem.example_weight * e for c, e in scored])
-            nearer = offline & (per_sentence.max(axis=0) > cosines + sem.example_weight * examples)
-            closest = np.where(nearer, per_sentence.argmax(axis=0) + 1, 0)
-            best_cosine = np.max([c for c, _ in scored], axis=0)
-            best_example = np.max([e for _, e in scored], axis=0)
-            cosines = np.where(offline, np.maximum(cosines, (1 - share) * cosines + share * best_cosine), cosines)
-            examples = np.where(offline, np.maximum(examples, (1 - share) * examples + share * best_example), examples)
-            no_skill = max(no_skill, *(reference.score(v, sem.no_skill_k) for v in vectors[1:]))
-        # The whole message's form counts, a sentence's does not (a long request's aside, "thanks,
-        # this helps a lot", reads as chat on its own): at the gate of a skill without queries the
-        # message is as chatty as the whole with its form or as its chattiest sentence.
-        form = sem.chat_form_weight * reference.chat_form(vectors[0]) if sem.chat_form_weight else 0.0
-        matches = rank_semantic(
+    def candidates(
+        self,
+        text: str,
+        recent: frozenset[str] = frozenset(),
+        query_vector=None,
+        *,
+        encoded: dict[str, object] | None = None,
+    ) -> tuple[list[Match], Evidence]:
+        """Stage 2 with semantic vectors: the gate's candidates for ``text``, best rank first."""
+        evidence = semantic_evidence(self, text, query_vector, {} if encoded is None else encoded)
+        candidates = rank_semantic(
             self.index,
             text,
-            cosines,
-            examples=examples,
-            whitened=whitened,
-            no_skill=no_skill,
-            chat_form=max(0.0, whole + form - no_skill),
+            evidence.cosines,
+            examples=evidence.examples,
+            whitened=evidence.whitened,
+            no_skill=evidence.no_skill,
             recent=recent,
             w=self.weights,
-            gated=gated,
-            general=general,
+            keep=gates.CANDIDATES,
         )
+        self._skill_no_skill(candidates, evidence)
+        return candidates, evidence
+
+    def _skill_no_skill(self, candidates: list[Match], evidence: Evidence) -> None:
+        """Each candidate's own likeness to messages that need no skill (its centroid's, once per
+        skill): a skill whose stated use is chat-like work (a calculator, a translator) is judged
+        against its own topic's chattiness, not against every skill's."""
+        reference, at, k = self.no_skill(), self._positions(), self.weights.semantic.no_skill_k
+        if self._own_likeness is None:
+            self._own_likeness = {}
+        for match in candidates:
+            if match.name not in self._own_likeness:
+                centroid = self.vectors.centroids[at[match.name]] if hasattr(self.vectors, "centroids") else None
+                self._own_likeness[match.name] = reference.score(centroid, k) if centroid is not None else 0.0
+            match.components["skill_no_skill"] = self._own_likeness[match.name]
+            match.components["no_skill"] = evidence.no_skill
+
+    def gate_features(self, text: str, candidates: list[Match], evidence: Evidence) -> list[list[float]]:
+        """What the gate reads of each candidate (bench/train_gate.py learns from these)."""
+        form = gates.MessageForm.of(text, evidence.views[0], len(evidence.views))
+        return gates.features(candidates, form, [self.index.has_queries(m.name) for m in candidates])
+
+    def _gated(self, text: str, candidates: list[Match], evidence: Evidence, *, consult: bool) -> list[Match]:
+        """Stage 3: the learned gate (or the one-threshold baseline), and the LLM classifier
+        where the gate is unsure."""
+        model, limit = self.gate(), self.weights.limit
+        if not self.learned_gate:
+            return _by_evidence(candidates, model.evidence_threshold, limit)
+        rows = self.gate_features(text, candidates, evidence)
+        probabilities = model.probabilities(rows, evidence.vectors[0])
+        chosen = gates.decide(candidates, probabilities, model, limit, model.own(rows))
+        if self.llm_gate is not None and consult:
+            return self._consult(text, candidates, chosen, gates.margin(probabilities, model))
+        return chosen
+
+    def _consult(self, text: str, candidates: list[Match], offline: list[Match], margin: float) -> list[Match]:
+        """The LLM classifier's choice among the candidates when the gate's margin is small;
+        the offline decision when it is wide, or the classifier fails."""
+        from skillctl.routing.llm_gate import Candidate
+
+        descriptions = {m.name: m.description for m in self.index.manifests}
+        shown = [Candidate(m.name, descriptions.get(m.name, ""), m.score) for m in candidates]
+        decision = self.llm_gate.decide(text, shown, margin=margin)
+        if decision is None:
+            return offline
+        by_name = {m.name: m for m in candidates}
+        chosen = [by_name[name] for name in decision.names if name in by_name]
+        for match in chosen:
+            match.stage = Stage.LLM
+            match.reasons.append(f"LLM classifier: {decision.reason}")
+        return chosen[: self.weights.limit]
+
+    def _add_closest(self, matches: list[Match], evidence: Evidence) -> None:
+        """Each match's closest sentence of the message and closest passage of its SKILL.md."""
         at = self._positions()
         for match in matches:
-            view = int(closest[at[match.name]]) if closest is not None else 0
+            view = int(evidence.closest[at[match.name]]) if evidence.closest is not None else 0
             if view:
-                match.reasons.append(f"closest sentence: {_clip(views[view])!r}")
-            if (passage := self._closest_passage(at[match.name], vectors[view])) is not None:
+                match.reasons.append(f"closest sentence: {_clip(evidence.views[view])!r}")
+            if (passage := self._closest_passage(at[match.name], evidence.vectors[view])) is not None:
                 match.reasons.append(f"closest passage of its SKILL.md: {_clip(passage)!r}")
-        return matches
 
     def _positions(self) -> dict[str, int]:
         """Skill name -> its row in the index and the vectors (the same for every message)."""
@@ -222,7 +229,7 @@ class Router:
         passages = self.index.manifests[skill].passages
         return passages[found] if found is not None and found < len(passages) else None
 
-    def _vectors(self, texts: list[str], encoded: dict[str, object], first=None) -> list:
+    def encode(self, texts: list[str], encoded: dict[str, object], first=None) -> list:
         """One vector per text: ``first`` for the first when given, known ones from ``encoded``,
         the rest encoded (the sentences in one batch) and kept there."""
         if first is not None:
@@ -235,7 +242,7 @@ class Router:
                 encoded.update(zip(missing, self.encoder.encode(missing), strict=True))
         return [encoded[t] for t in texts]
 
-    def _offline(self):
+    def offline_mask(self):
         """Which skills have no synthetic queries (numpy booleans), or None when all have some."""
         if self._offline_mask is None:
             import numpy as np
@@ -244,13 +251,21 @@ class Router:
             self._offline_mask = (mask,) if mask.any() else (None,)
         return self._offline_mask[0]
 
-    def _whitened(self, vector):
+    def whitened(self, vector):
         """Centroid + example cosines in the whitened space, or None (no whitening)."""
         sem = self.weights.semantic
         if sem.whitened_weight and hasattr(self.vectors, "whitened_scores"):
             if (white := self.vectors.whitened_scores(vector)) is not None:
                 return white[0] + sem.example_weight * white[1]
         return None
+
+
+def _by_evidence(candidates: list[Match], threshold: float, limit: int) -> list[Match]:
+    """The one-threshold baseline: every candidate whose semantic evidence reaches ``threshold``."""
+    chosen = [m for m in candidates if m.components["evidence"] >= threshold]
+    for match in chosen:
+        match.stage = Stage.GATE
+    return chosen[:limit]
 
 
 def _read_as(matches: list[Match], typos: list[tuple[str, str]]) -> list[Match]:

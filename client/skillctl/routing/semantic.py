@@ -45,9 +45,6 @@ TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json"
 NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
 NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
 # A linear probe on the message's vector: does it read like a request for work or like chat?
-# Trained by bench/train_request_form.py on the dev splits of bench/route_real.py and
-# data/no-skill.txt; read only under the MODEL_ID it was trained on.
-REQUEST_FORM = Path(__file__).parent / "data" / "request-form.npz"
 MAX_TOKENS = 128  # the length MiniLM was trained at; routing messages are shorter
 # Texts per run when encoding many (an index build): sorted by length first, so a batch pads
 # little; ~20% faster per text than one at a time. Padded batches of mixed lengths were slower.
@@ -384,41 +381,33 @@ class NoSkillReference:
     advice, opinions, creative requests, chit-chat...). A message's no-skill score is the mean
     cosine of its ``k`` closest reference messages (k nearest neighbours): "is this message
     closer to something answered without a skill than to the best skill's examples?".
+    It is one of the gate's features (:mod:`skillctl.routing.gate`), not a decision of its own."""
 
-    Neighbours see topic more than form: "why is telegram's bot api so popular" sits near a
-    telegram skill and far from every reference message. ``form`` (a probe's weights and bias,
-    see :data:`REQUEST_FORM`) reads the form: how far the message is on the chat side of
-    "a request for work" (:meth:`chat_form`)."""
-
-    def __init__(self, vectors, form: tuple | None = None) -> None:
+    def __init__(self, vectors) -> None:
         import numpy as np
 
         self.vectors = np.asarray(vectors, dtype=np.float32)
-        self.form = None if form is None else (np.asarray(form[0], dtype=np.float32), float(form[1]))
 
     def __len__(self) -> int:
         return len(self.vectors)
 
     def score(self, vector, k: int = 3) -> float:
         """Mean cosine of the ``k`` closest reference messages (k <= 0: cosine to their centroid)."""
-        import numpy as np
 
         if not len(self.vectors):
             return 0.0
         if k <= 0:
             return float(centroid(self.vectors) @ vector)
-        sims = self.vectors @ vector
-        k = min(int(k), len(sims))
-        top = sims[np.argpartition(sims, len(sims) - k)[len(sims) - k :]] if k < len(sims) else sims
-        return float(top.mean())
+        return _top_mean(self.vectors @ vector, k)
 
-    def chat_form(self, vector) -> float:
-        """How far the message reads as chat rather than a request for work: the probe's
-        log-odds against "a request", 0 where it reads as one (or without a probe)."""
-        if self.form is None or len(vector) != len(self.form[0]):
-            return 0.0
-        weights, bias = self.form
-        return max(0.0, -float(weights @ vector + bias))
+
+def _top_mean(sims, k: int) -> float:
+    """Mean of the ``k`` largest of ``sims``."""
+    import numpy as np
+
+    k = min(int(k), len(sims))
+    top = sims[np.argpartition(sims, len(sims) - k)[len(sims) - k :]] if k < len(sims) else sims
+    return float(top.mean())
 
 
 _no_skill: NoSkillReference | None = None
@@ -438,32 +427,17 @@ def no_skill_reference(encoder) -> NoSkillReference:
 
     texts = no_skill_texts()
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()
-    form = request_form()
     try:
         with np.load(NO_SKILL_CACHE, allow_pickle=False) as cached:
             if str(cached["sha256"]) == digest and str(cached["model"]) == MODEL_ID:
-                _no_skill = NoSkillReference(cached["vectors"].astype(np.float32), form)
+                _no_skill = NoSkillReference(cached["vectors"].astype(np.float32))
                 return _no_skill
     except (OSError, ValueError, KeyError):
         pass
-    _no_skill = NoSkillReference(encoder.encode(texts), form)
+    _no_skill = NoSkillReference(encoder.encode(texts))
     try:
         with open(NO_SKILL_CACHE, "wb") as f:
             np.savez(f, model=np.array(MODEL_ID), sha256=np.array(digest), vectors=_no_skill.vectors.astype(np.float16))
     except OSError:
         pass  # a read-only install: encoded again next process
     return _no_skill
-
-
-def request_form(path: Path = REQUEST_FORM) -> tuple | None:
-    """The shipped request-form probe (weights, bias), or None: missing, unreadable, or trained
-    on vectors of another model (its scores would mean nothing)."""
-    import numpy as np
-
-    try:
-        with np.load(path, allow_pickle=False) as probe:
-            if str(probe["model"]) != MODEL_ID or probe["weights"].shape != (DIM,):
-                return None
-            return probe["weights"].astype(np.float32), float(probe["bias"])
-    except (OSError, ValueError, KeyError):
-        return None

@@ -1,7 +1,7 @@
 """The numbers routing scores with, one frozen dataclass per scorer. Pure data.
 
-:class:`LexicalWeights` are the points of lexical-only routing (:func:`scoring.rank_lexical`);
-semantic routing (:func:`scoring.rank_semantic`) counts the same lexical hits as one of its
+:class:`LexicalWeights` are the points of lexical-only routing (:func:`lexical.rank_lexical`);
+semantic ranking (:func:`candidates.rank_semantic`) counts the same lexical hits as one of its
 signals, so it reads them too, next to its own :class:`SemanticWeights`. :class:`Weights`
 composes both with the one number they share, how many skills an answer may hold.
 """
@@ -31,7 +31,8 @@ class LexicalWeights:
 
 @dataclass(frozen=True)
 class SemanticWeights:
-    # With semantic vectors (tuned on a dev split of MetaTool's expansion set, see bench/README):
+    # With semantic vectors: how the candidates are ranked (tuned on a dev split of MetaTool's
+    # expansion set and the real-skill training rows, see bench/README):
     example_weight: float = 0.5  # the closest synthetic query's cosine, next to the centroid's
     bm25_weight: float = 0.8
     # With 30+ skills that have synthetic queries: the same centroid + example cosines in the
@@ -50,60 +51,13 @@ class SemanticWeights:
     # higher, (1 - share) x the whole's + share x its closest sentence's (tuned on dev).
     sentence_share: float = 1.0
     # Evidence = centroid cosine + example_weight * closest-example cosine (+ name, - negative,
-    # + recent). The best skill's evidence must reach semantic_threshold, and, minus
-    # no_skill_weight * the message's no-skill score (mean cosine of its no_skill_k closest
-    # messages in data/no-skill.txt, which need no skill; 0: cosine to their centroid), reach
-    # no_skill_threshold; the skills after it need semantic_floor.
-    semantic_threshold: float = 0.60
-    no_skill_weight: float = 2.0
-    no_skill_threshold: float = -0.04
+    # + recent); the no-skill likeness is the mean cosine of the message's no_skill_k closest
+    # messages in data/no-skill.txt. Both are features of the learned gate (routing.gate), which
+    # decides; no threshold here decides whether a message needs a skill.
     no_skill_k: int = 3
-    # The whole message's likeness gains chat_form_weight x how far it reads as chat rather than
-    # a request (NoSkillReference.chat_form: a probe's log-odds): a question or a remark about a
-    # skill's own topic has the topic's evidence and no close reference message. Grid .02-.2
-    # with the probe trained leaving each dev set out (bench/README, "Request form round").
-    chat_form_weight: float = 0.1
-    semantic_floor: float = 0.40
-    # Skills without synthetic queries (offline manifests, what most installed skills have):
-    # evidence is the description cosine + .5 x the closest of it and the body's passages
-    # (manifests.passages), lower than with queries, so their gate is
-    # calibrated apart, on real skills and hand-written requests (bench/route_real.py, the dev
-    # splits of all four sets; MiniLM + WordLlama vectors). Requests written blind to the router
-    # (`--requests fresh`) share fewer words with a description than ours did: .52 kept a third
-    # of them from their skill; .40 (the floor) with the general-question intents below does not
-    # cost the other sets' no-skill messages.
-    # The no-skill floor went from -.14 to -.22 when the reference gained 336 messages about tools
-    # and products that ask nothing of them (chat on a skill's own topic reads as chat now; dev).
-    # With the body's passages as examples (WordLlama), -.20 and -.22 route the dev splits alike.
-    offline_threshold: float = 0.40
-    offline_no_skill_threshold: float = -0.22
-    # ... lower when the message has a distinctive word of the best skill's name ("remind me in
-    # reminders": apple-reminders; "brex card ending 4471, august spend?": brex-automation, whose
-    # description says only "Automate Brex tasks"): a word said on purpose outweighs some chat
-    # likeness, and stands in for a description that says little (dev).
-    name_word_threshold: float = 0.32
-    name_word_no_skill_threshold: float = -0.30
-    # A general question names a skill's topic, not a request for it: general knowledge or chat
-    # ("who created the swift language", "tell me a joke about databases"), a concept ("what
-    # does ref mean"), advice ("is an oura ring worth it"), editing text it quotes, a thanks, a
-    # follow-up on the last answer (intents): for an offline skill, a stricter gate (.60 -> .85
-    # for questions on a skill's very topic, "what's the difference between an A record and a
-    # CNAME"; .75 chosen on the fresh test split, no longer blind, then .85 on the dev splits:
-    # bench/README); a skill with synthetic queries keeps its own gate. A name mentioned counts
-    # for nothing, no name-word floor, no lexical rescue.
-    general_threshold: float = 0.85
-    general_no_skill_threshold: float = -0.04
-    # The gate never takes a confident lexical match away from an offline-manifest skill: when
-    # it says "no skill" but lexical scoring passes its own threshold, the lexical answer stands
-    # (semantic >= lexical-only). Skills with synthetic queries have a calibrated gate already.
-    lexical_rescue: bool = True
-    rescue_floor: float = 0.4  # ... unless the semantic evidence for that skill is below this
-    # ... or, for the skill semantic ranking puts first too, this much evidence, when the message
-    # does not read like chat (evidence - no_skill_weight x likeness >= rescue_agreed_no_skill):
-    # two rankers that agree need less of either ("write a technical spec for the billing
-    # service" -> doc-coauthoring at evidence .375; not "explain dependency injection", dev).
-    rescue_agreed_floor: float = 0.3
-    rescue_agreed_no_skill: float = -0.30
+    # Evidence a match needs to be called strong outside routing (the registry's search ranks
+    # with these weights and labels such matches); the gate never reads it.
+    semantic_threshold: float = 0.60
 
 
 _LEXICAL = frozenset(f.name for f in fields(LexicalWeights))

@@ -94,7 +94,24 @@ def test_semantic_explanation_names_the_gate(skills_dir):
     message = "what is the capital of France?"
     assert skills.route(message) == []
     [best, *_] = skills.nearest(message)
-    assert "threshold" in best["stopped_by"] or "needs no skill" in best["stopped_by"]
+    assert best["stopped_by"].startswith("gate: needs it with probability")
+
+
+def test_explain_names_the_stage_that_decided(skills_dir):
+    result = skillctl(
+        "route",
+        "merge these pdf files and fill the pdf forms",
+        "--skills-dir",
+        str(skills_dir),
+        "--ignore-gates",
+        "--explain",
+        "--no-semantic",
+    )
+    assert result.returncode == 0 and "decided by: lexical threshold" in result.stdout
+    line = route_json(
+        "merge these pdf files and fill the pdf forms", "--skills-dir", str(skills_dir), "--ignore-gates", "--explain"
+    )
+    assert line["skills"][0]["stage"] == "lexical threshold"
 
 
 def test_auto_tier_falls_back_to_the_catalog_closest_first_within_budget(tmp_path):

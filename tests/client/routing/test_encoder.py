@@ -11,7 +11,11 @@ from skillctl.routing import semantic
 
 pytestmark = pytest.mark.skipif(not semantic.available(), reason="the semantic extra is not installed")
 
-TEXTS = ["make my pictures smaller", "resize and compress images for the web", "what's the plot of inception"]
+TEXTS = [
+    "make my pictures smaller",
+    "resize and compress images for the web",
+    "who painted the ceiling of that chapel in rome",
+]
 
 
 def test_one_dot_product_is_the_weighted_mean_of_both_models_cosines():

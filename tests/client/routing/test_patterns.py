@@ -50,7 +50,7 @@ def test_a_pattern_hits_whole_stretches_of_text_not_the_inside_of_a_word():
     assert not short.hit("what type of pipeline is this")  # "pe" in "type" and "pipeline"
     [empty] = compile_patterns("lazy", ["x*"])
     assert not empty.hit("anything at all")  # matches everywhere, and nothing
-    assert compile_patterns("bad", ["(unclosed", "ok"])[0].source == "ok"
+    assert compile_patterns("bad", ["(unclosed", "fine"])[0].source == "fine"
 
 
 def test_skillctl_route_returns_with_a_hostile_skill_installed(tmp_path: Path):

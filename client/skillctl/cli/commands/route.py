@@ -58,6 +58,8 @@ def _line(query: str, matches, explain: bool) -> dict:
 
 
 def _print_human(query: str, matches, explain: bool, nearest: list[dict]) -> None:
+    from skillctl.routing.explain import decided_by
+
     if not matches:
         shown = query if len(query) <= 200 else query[:199] + "…"  # a pasted document is not echoed whole
         console.info(f"no skill matched: {shown!r}")
@@ -67,6 +69,7 @@ def _print_human(query: str, matches, explain: bool, nearest: list[dict]) -> Non
     for m in matches:
         console.out(f"{m.name}\t{m.score:.3f}\t{'; '.join(m.reasons)}")
         if explain:
+            console.out(f"\t{decided_by(m)}")
             console.out("\t" + ", ".join(f"{k}={v:.3f}" for k, v in m.components.items()))
 
 
@@ -93,7 +96,7 @@ def _read_queries(path: Path) -> list[str]:
     help='Route every {"query": ...} line of a JSONL file (one output line each).',
 )
 @click.option("--history", multiple=True, help="An earlier message (repeatable), for continuations.")
-@click.option("--explain", is_flag=True, help="Show every score component.")
+@click.option("--explain", is_flag=True, help="Show every score component and the stage that decided.")
 @click.option("--ask", is_flag=True, help="Ask before loading each skill: [Y/n/a/?].")
 @click.option("--reindex", is_flag=True, help="Rebuild the routing index from the skill folders.")
 @_skills_dir

@@ -1,12 +1,14 @@
-"""BM25, per-skill example vectors and the "no skill" gate (pure code, a stand-in encoder)."""
+"""Candidate stages: BM25, per-skill example vectors, passages, whitening and the no-skill
+reference the gate reads (pure code, a stand-in encoder)."""
 
 from __future__ import annotations
 
 import pytest
 
+from skillctl.routing import gate
 from skillctl.routing.manifests import build_offline
 from skillctl.routing.router import Router
-from skillctl.routing.scoring import BM25, ScoringIndex, passes_gate, rank_semantic
+from skillctl.routing.scoring import BM25, ScoringIndex, rank_semantic
 from skillctl.routing.text import terms
 from skillctl.routing.weights import DEFAULT_WEIGHTS, LexicalWeights, SemanticWeights, Weights
 
@@ -32,31 +34,6 @@ def test_one_keyword_and_bm25_stay_below_the_lexical_threshold():
     m = build_offline(name="k8s-deploy", description="Deploy services to Kubernetes clusters.")
     assert Router([m]).route("kubernetes") == []
     assert [x.name for x in Router([m]).route("deploy my services to the kubernetes cluster")] == ["k8s-deploy"]
-
-
-def test_gate_uses_evidence_and_likeness_to_generic_chat():
-    w = Weights(semantic=SemanticWeights(semantic_threshold=0.5, no_skill_weight=1.0, no_skill_threshold=0.3))
-    assert passes_gate({"evidence": 0.9, "no_skill": 0.2}, w)
-    assert not passes_gate({"evidence": 0.45, "no_skill": 0.0}, w)  # too weak
-    assert not passes_gate({"evidence": 0.7, "no_skill": 0.5}, w)  # strong, but just as close to small talk
-
-
-def test_a_distinctive_word_of_the_best_offline_skills_name_lowers_its_no_skill_floor():
-    w = Weights(
-        semantic=SemanticWeights(
-            offline_threshold=0.5,
-            no_skill_weight=1.0,
-            offline_no_skill_threshold=0.3,
-            name_word_no_skill_threshold=0.1,
-            semantic_threshold=0.5,
-            no_skill_threshold=0.3,
-        )
-    )
-    chatty = {"evidence": 0.7, "no_skill": 0.5}
-    assert not passes_gate(chatty, w, offline=True)
-    assert passes_gate({**chatty, "name_words": 1.0}, w, offline=True)
-    # skills with synthetic queries keep their own calibrated gate
-    assert not passes_gate({**chatty, "name_words": 1.0}, w, offline=False)
 
 
 def test_distinctive_name_words_are_name_words_few_installed_skills_use():
@@ -88,7 +65,7 @@ def test_a_skill_named_in_passing_is_one_signal_and_a_skill_invoked_by_name_wins
         build_offline(name="slack-gif-creator", description="Make animated GIFs sized for Slack."),
     ]
     index = ScoringIndex(ms)
-    w = Weights(semantic=SemanticWeights(offline_threshold=0.0, offline_no_skill_threshold=-9.0, semantic_floor=0.0))
+    w = DEFAULT_WEIGHTS
     cosines = [0.3, 0.6]  # the message means the GIF maker
 
     def best(message: str):
@@ -136,68 +113,6 @@ def test_skill_vectors_give_centroid_and_closest_example_per_skill():
         [build_offline(name="a", description="A."), build_offline(name="b", description="B.")], vectors=cents
     )
     assert len(plain.vectors) == 2  # a bare centroid array still works
-
-
-def test_semantic_routing_gates_small_talk_and_keeps_reasons():
-    ms = [
-        build_offline(name="pdf-tools", description="Merge PDF files."),
-        build_offline(name="deployer", description="Deploy services."),
-    ]
-    enc = FakeEncoder()
-    router = Router(
-        ms,
-        vectors=np.stack([enc.encode_one("pdf"), enc.encode_one("deploy")]),
-        encoder=enc,
-        weights=Weights(semantic=SemanticWeights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5)),
-    )
-    [match] = router.route("pdf merge these files please")
-    assert match.name == "pdf-tools" and any(r.startswith("semantic 1.000") for r in match.reasons)
-    assert {"evidence", "no_skill", "bm25"} <= set(match.components)
-    assert router.route("hello there, how are you") == []
-
-
-def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
-    router = pdf_router(
-        DEFAULT_WEIGHTS.with_values(
-            offline_threshold=0.8,
-            name_word_threshold=0.8,
-            semantic_mention=0.0,  # "pdf" names pdf-tools: not what this test is about
-            offline_no_skill_threshold=0.4,
-            name_word_no_skill_threshold=0.4,
-            no_skill_weight=1.0,
-            no_skill_k=1,
-            lexical_rescue=False,
-        )
-    )
-    assert router.route("hello there friend, merge these files please") == []  # one sentence, far from the skill
-    [match] = router.route("hello there friend. pdf merge these files please")
-    assert match.name == "pdf-tools" and match.components["semantic"] == pytest.approx(1.0)
-    assert "closest sentence: 'pdf merge these files please'" in match.reasons
-    # ... and as chatty as its chattiest sentence: "hello there" is a no-skill reference message
-    assert match.components["no_skill"] == pytest.approx(1.0)
-    router.weights = router.weights.with_values(offline_no_skill_threshold=0.6, name_word_no_skill_threshold=0.6)
-    assert router.route("hello there friend. pdf merge these files please") == []
-    # A skill with synthetic queries keeps whole-message scoring: its gate is calibrated on that.
-    router = pdf_router(router.weights, queries=["pdf merge"])
-    assert router.route("pdf merge these files please")[0].name == "pdf-tools"
-    assert router.route("hello there friend. pdf merge these files please") == []
-
-
-def test_rank_semantic_followers_need_the_floor():
-    ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta", "gamma")]
-    index = ScoringIndex(ms)
-    w = Weights(
-        semantic=SemanticWeights(
-            semantic_threshold=0.5,
-            offline_threshold=0.5,
-            no_skill_threshold=0.0,
-            semantic_floor=0.45,
-            example_weight=0.0,
-        )
-    )
-    got = rank_semantic(index, "something", [0.9, 0.5, 0.2], no_skill=0.1, w=w)
-    assert [m.name for m in got] == ["alpha", "beta"]
-    assert rank_semantic(index, "something", [0.4, 0.3, 0.2], no_skill=0.1, w=w) == []
 
 
 def test_index_keeps_example_vectors_next_to_the_centroid():
@@ -368,102 +283,6 @@ def test_shipped_no_skill_reference_is_broad_and_cached():
         assert cached["vectors"].shape == (len(texts), semantic.DIM) and cached["vectors"].dtype == np.float16
 
 
-def test_router_gate_uses_the_nearest_no_skill_messages():
-    enc = FakeEncoder()
-    router = pdf_router(
-        Weights(
-            semantic=SemanticWeights(semantic_threshold=0.8, no_skill_weight=1.0, no_skill_threshold=0.5, no_skill_k=1)
-        )
-    )
-    assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
-    [match] = router.route("pdf merge")
-    assert 0 < match.components["no_skill"] < 1
-
-
-def test_chat_form_is_the_probes_log_odds_against_a_request_on_the_chat_side_only():
-    from skillctl.routing.semantic import NoSkillReference
-
-    # A probe whose "request" direction is the first axis, with a bias of -0.5.
-    ref = NoSkillReference(np.eye(3, dtype=np.float32), form=(np.array([2.0, 0, 0]), -0.5))
-    assert ref.chat_form(np.array([1, 0, 0], dtype=np.float32)) == 0.0  # log-odds +1.5: a request
-    assert ref.chat_form(np.array([0, 1, 0], dtype=np.float32)) == pytest.approx(0.5)
-    assert ref.chat_form(np.array([-1, 0, 0], dtype=np.float32)) == pytest.approx(2.5)
-    assert ref.chat_form(np.ones(4, dtype=np.float32)) == 0.0  # a vector of another model: no reading
-    assert NoSkillReference(np.eye(3, dtype=np.float32)).chat_form(np.array([0, 1, 0])) == 0.0  # no probe
-
-
-def test_the_router_adds_the_whole_messages_chat_form_at_the_gate_of_a_skill_without_queries():
-    from skillctl.routing.semantic import NoSkillReference
-
-    def router(queries=(), **weights):
-        w = Weights(
-            semantic=SemanticWeights(
-                semantic_threshold=0.8,
-                no_skill_weight=1.0,
-                no_skill_threshold=0.2,
-                offline_threshold=0.8,
-                offline_no_skill_threshold=0.2,
-                lexical_rescue=False,
-                **weights,
-            )
-        )
-        made = pdf_router(w, queries=list(queries))
-        # A probe reading everything as chat (bias -3): log-odds 3
-        made._no_skill = NoSkillReference(made.no_skill().vectors, form=(np.zeros(3), -3.0))
-        return made
-
-    [match] = router().route("pdf merge these")
-    weight = DEFAULT_WEIGHTS.semantic.chat_form_weight
-    assert match.components["chat_form"] == pytest.approx(3 * weight)
-    assert any(f"+{3 * weight:.3f} by its form" in r for r in match.reasons)
-    heavy = router(chat_form_weight=1.0)
-    assert heavy.route("pdf merge these") == []  # reads as chat: the gate says no skill
-    [(best, why)] = heavy.nearest("pdf merge these")
-    assert best.name == "pdf-tools" and "3.000 of it by its form" in why
-    # a skill with synthetic queries keeps its gate, calibrated on them without the form
-    assert [m.name for m in router(queries=["merge two pdf files"], chat_form_weight=1.0).route("pdf merge these")] == [
-        "pdf-tools"
-    ]
-    assert router(chat_form_weight=0.0).route("pdf merge these")[0].components["chat_form"] == 0.0
-
-
-def test_request_form_is_read_only_for_the_model_it_was_trained_on(tmp_path):
-    from skillctl.routing import semantic
-
-    weights, bias = semantic.request_form()  # shipped, for these vectors
-    assert weights.shape == (semantic.DIM,) and weights.dtype == np.float32 and np.isfinite(bias)
-    other = tmp_path / "other.npz"
-    np.savez(other, model=np.array("another-model"), weights=weights, bias=np.array(bias))
-    assert semantic.request_form(other) is None
-    short = tmp_path / "short.npz"
-    np.savez(short, model=np.array(semantic.MODEL_ID), weights=weights[:10], bias=np.array(bias))
-    assert semantic.request_form(short) is None
-    (tmp_path / "broken.npz").write_bytes(b"not a zip")
-    assert semantic.request_form(tmp_path / "broken.npz") is None
-    assert semantic.request_form(tmp_path / "missing.npz") is None
-
-
-def test_the_shipped_request_form_was_trained_on_the_current_dev_rows():
-    """The probe learns from the dev splits of bench/data/real and data/no-skill.txt: a row added
-    there without retraining (python bench/train_request_form.py) fails here."""
-    import hashlib
-    import json
-
-    from bench import train_request_form as train
-    from skillctl.routing import semantic
-
-    rows = train.rows()
-    texts = [text for _, _, text in rows] + semantic.no_skill_texts()
-    labels = [request for _, request, _ in rows] + [False] * len(semantic.no_skill_texts())
-    with np.load(semantic.REQUEST_FORM, allow_pickle=False) as shipped:
-        assert str(shipped["sha256"]) == hashlib.sha256(json.dumps([texts, labels]).encode()).hexdigest()
-    # a test row's message is never learnt from as a dev row
-    dev = {text for _, _, text in rows}
-    for path in sorted(train.DATA.glob("*.jsonl")):
-        test = [json.loads(line)["query"] for line in path.read_text("utf-8").splitlines() if '"test"' in line]
-        assert not dev & set(test), path.name
-
-
 def test_lexical_index_file_does_not_carry_vectors(tmp_path, monkeypatch):
     import json
 
@@ -546,43 +365,37 @@ def test_whitening_falls_back_to_plain_cosine_with_few_skills():
     assert whitening(groups, min_skills=len(groups)) is not None
 
 
-def test_whitened_scores_change_the_rank_not_the_gate():
+def test_whitened_scores_change_the_rank_not_the_evidence():
     ms = [build_offline(name=n, description=f"{n} things.") for n in ("alpha", "beta")]
     index = ScoringIndex(ms)
-    w = Weights(
-        semantic=SemanticWeights(
-            semantic_threshold=0.5,
-            offline_threshold=0.5,
-            no_skill_threshold=0.0,
-            semantic_floor=0.0,
-            example_weight=0.0,
-            whitened_weight=1.0,
-        )
-    )
+    w = Weights(semantic=SemanticWeights(example_weight=0.0, whitened_weight=1.0))
     got = rank_semantic(index, "something", [0.7, 0.6], whitened=[0.1, 0.9], no_skill=0.1, w=w)
     assert [m.name for m in got] == ["beta", "alpha"]
     assert got[0].components["evidence"] == pytest.approx(0.6) and got[0].components["whitened"] == pytest.approx(0.9)
     assert any("whitened 0.900" in r for r in got[0].reasons)
-    # the gate reads the evidence only: a high whitened score does not let a weak message through
-    assert rank_semantic(index, "something", [0.4, 0.3], whitened=[2.0, 2.0], no_skill=0.1, w=w) == []
 
 
-def test_each_part_of_a_general_message_is_routed_as_general(monkeypatch):
-    """ "what's the difference between SPF and DKIM? our emails from resend land in spam": the
-    second part alone names a product, but the message asks to understand, so each part faces the
-    gate of a general question; the parts of a request do not."""
-    from skillctl.routing import router as router_module
+def test_a_long_message_is_as_close_to_a_skill_as_its_closest_sentence():
+    router = pdf_router(DEFAULT_WEIGHTS.with_values(semantic_mention=0.0, no_skill_k=1))
+    [whole], _ = router.candidates("hello there friend, merge these files please")
+    assert whole.components["semantic"] < 0.9  # one sentence, far from the skill
+    [match], evidence = router.candidates("hello there friend. pdf merge these files please")
+    assert match.components["semantic"] == pytest.approx(1.0)
+    assert evidence.views[int(evidence.closest[0])] == "pdf merge these files please"
+    # ... and as chatty as its chattiest sentence: "hello there" is a no-skill reference message
+    assert evidence.no_skill == pytest.approx(1.0)
+    # A skill with synthetic queries keeps whole-message scoring.
+    [queried], _ = pdf_router(DEFAULT_WEIGHTS, queries=["pdf merge"]).candidates("hello there friend. pdf merge it")
+    assert queried.components["semantic"] < 0.9
 
-    seen: list[tuple[str, bool]] = []
 
-    def recording(index, message, cosines, **kw):
-        seen.append((message, kw.get("general", False)))
-        return rank_semantic(index, message, cosines, **kw)
-
-    monkeypatch.setattr(router_module, "rank_semantic", recording)
-    router = pdf_router(DEFAULT_WEIGHTS)
-    router.route("what's the difference between a pdf and a docx file? our contracts keep coming back as pdf files")
-    assert [general for _, general in seen[1:]] == [True, True]
-    seen.clear()
-    router.route("merge the two contract pdf files. then deploy the site to staging")
-    assert len(seen) == 3 and not any(general for _, general in seen)
+def test_candidates_carry_the_no_skill_likeness_the_gate_reads():
+    enc = FakeEncoder()
+    router = pdf_router(DEFAULT_WEIGHTS.with_values(no_skill_k=1))
+    assert router.no_skill().score(enc.encode_one("hello"), 1) == pytest.approx(1.0)  # "hello there" is in the set
+    [match], evidence = router.candidates("pdf merge")
+    assert 0 < match.components["no_skill"] == evidence.no_skill < 1
+    # ... and the skill's own likeness to them: its centroid's (a chat-like stated use is judged by it)
+    assert match.components["skill_no_skill"] == pytest.approx(router.no_skill().score(router.vectors.centroids[0], 1))
+    features = dict(zip(gate.FEATURES, router.gate_features("pdf merge", [match], evidence)[0], strict=True))
+    assert features["no_skill"] == evidence.no_skill
