@@ -5,7 +5,7 @@
 # (scripts/sandbox-image.sh, whose helpers this reuses) a minimal Debian of this machine's release
 # is debootstrapped from the machine's own apt mirror, here with python3, its venv module and CA
 # certificates, and `docker import`ed. `docker-compose build` then builds the registry (./Dockerfile),
-# PostgreSQL, Redis, nginx and the S3 server (docker/*/Dockerfile) FROM it, from Debian's packages
+# PostgreSQL, Redis, nginx and the S3 server (deploy/images/*/Dockerfile) FROM it, from Debian's packages
 # and, for the Python parts, pip.
 # Idempotent: does nothing when the image exists with this script's version label. The rootfs
 # tarball is cached, so a rebuild after `docker rmi` takes seconds.
@@ -19,7 +19,7 @@ source scripts/sandbox-image.sh  # codename, apt_mirror
 
 # Bump when the image's content changes: the label tells old images from new ones.
 BASE_VERSION=1
-BASE_RELEASE=bookworm  # docker/*/Dockerfile name this release's packages (postgresql-15)
+BASE_RELEASE=bookworm  # deploy/images/*/Dockerfile name this release's packages (postgresql-15)
 BASE_IMAGE="skillyard/base:$BASE_RELEASE"
 BASE_LABEL="org.skillyard.base-image.version"
 BASE_CACHE="${SKILLYARD_COMPOSE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/skillyard/compose-image}"
@@ -68,7 +68,7 @@ build_base_rootfs() {
 build_base() {
     command -v docker >/dev/null || { say "docker CLI is missing"; exit 1; }
     docker info >/dev/null 2>&1 || { say "no Docker daemon answers (start it: scripts/services.sh start)"; exit 1; }
-    [ "$(codename)" = "$BASE_RELEASE" ] || { say "this machine runs $(codename); docker/ is written for $BASE_RELEASE"; exit 1; }
+    [ "$(codename)" = "$BASE_RELEASE" ] || { say "this machine runs $(codename); deploy/images/ is written for $BASE_RELEASE"; exit 1; }
     if [ "${FORCE:-0}" != 1 ] && [ "$(base_label)" = "$BASE_VERSION" ]; then
         say "$BASE_IMAGE is up to date (version $BASE_VERSION)"
         return 0
