@@ -55,12 +55,13 @@ def test_the_check_task_has_a_hard_time_limit_above_the_sandbox_run_and_below_re
     assert all(task.time_limit for task in ours), "every task has a hard time limit (STYLE principle 5)"
 
 
-def test_the_beat_schedule_sweeps_with_the_stale_threshold_and_compose_runs_beat():
+def test_the_beat_schedule_sweeps_with_the_stale_threshold_and_compose_runs_one_beat():
     sweep = settings.CELERY_BEAT_SCHEDULE["checks-sweep"]
     assert sweep["task"] == sweep_checks.name == "checks.sweep"
     assert 0 < sweep["schedule"] <= CHECK_STALE_SECONDS
-    compose = yaml.safe_load((ROOT / "docker-compose.yaml").read_text())
-    assert "-B" in compose["services"]["worker"]["command"]
+    services_ = yaml.safe_load((ROOT / "docker-compose.yaml").read_text())["services"]
+    beat = services_["beat"]["command"]  # one beat of its own: the workers scale, the schedule must not
+    assert beat[:4] == ["celery", "-A", "worker", "beat"] and "-B" not in services_["worker"]["command"]
 
 
 def test_the_sweep_task_requeues_only_checks_older_than_the_threshold(version, django_capture_on_commit_callbacks):
