@@ -127,11 +127,9 @@ SMALL_TALK = [
     "hi there!",
     "thanks, that's all for now",
     "how is your week going?",
-    "good morning",
     "what should I call you?",
     "ok neat, got it",
     "tell me a joke",
-    "lol",
     "see you tomorrow",
     "nice, thank you so much",
 ]
