@@ -111,7 +111,7 @@ def test_browse_search_skill_page_and_file_view(site, page, tmp_path):
     page.wait_for_url("**/skills?q=*")
     page.click("text=pdf-rotate")
     assert page.input_value("#install-cmd") == "skillctl install pdf-rotate"
-    page.click("text=scripts/rotate.py")
+    page.click(".file-tree a >> text=rotate.py")  # the file tree: scripts/ holds rotate.py
     assert "rotating" in page.inner_text("pre.code")
 
 
