@@ -8,8 +8,8 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import FileResponse, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils.http import content_disposition_header
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -290,7 +290,14 @@ def _refuse_blocked(actor, sv) -> None:  # noqa: ANN001
 
 
 class CheckRerun(APIView):
-    @extend_schema(request=None, responses={202: dict})
+    @extend_schema(
+        request=None,
+        responses={
+            202: inline_serializer(
+                "CheckRerunOut", {"check": serializers.CharField(), "status": serializers.CharField()}
+            )
+        },
+    )
     def post(self, request, name: str, version: str, check: str):
         """Run a check again (owners and publishers of the skill)."""
         actor = request_actor(request)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.http import content_disposition_header
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -27,6 +28,37 @@ from registry.served import make_inert, skill_file_response
 
 DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 CACHE = "public, max-age=60"
+
+
+# The answers' shapes, for the OpenAPI schema and the API docs' examples.
+SKILLS_INDEX_OUT = inline_serializer(
+    "SkillsIndexOut",
+    {
+        "skills": serializers.ListField(
+            child=inline_serializer(
+                "SkillsIndexEntryOut",
+                {
+                    "name": serializers.CharField(),
+                    "description": serializers.CharField(),
+                    "version": serializers.CharField(),
+                    "files": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        )
+    },
+)
+AGENT_SKILLS_INDEX_OUT = inline_serializer(
+    "AgentSkillsIndexOut",
+    {
+        "$schema": serializers.URLField(),
+        "skills": serializers.ListField(
+            child=inline_serializer(
+                "AgentSkillsIndexEntryOut",
+                {key: serializers.CharField() for key in ("name", "type", "description", "version", "url", "digest")},
+            )
+        ),
+    },
+)
 
 
 def _public_entries():
@@ -41,7 +73,7 @@ def _cached(response):
 class SkillsIndex(APIView):
     authentication_classes: list = []
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses=SKILLS_INDEX_OUT)
     def get(self, request):
         """The public skills for ``npx skills add <registry URL>``: name, description, files."""
         skills = [
@@ -59,7 +91,7 @@ class SkillsIndex(APIView):
 class AgentSkillsIndex(APIView):
     authentication_classes: list = []
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses=AGENT_SKILLS_INDEX_OUT)
     def get(self, request):
         """The public skills in the agent-skills discovery form, each archive with its sha256."""
         skills = [agent_skill_entry(request, skill, sv) for skill, sv in _public_entries()]

@@ -53,3 +53,18 @@ def test_the_docs_are_a_catalog_page_without_inline_style_or_script(page):
     assert 'class="brand" href="/"' in page and "catalog/site.css" in page
     assert "<style" not in page and "<script" not in page
     assert 'href="/api/v1/"' in page
+
+
+def test_every_json_answer_has_a_shape_to_show(page):
+    empty = [
+        op.spec["operationId"]
+        for op in operations()
+        for status, answer in op.spec.get("responses", {}).items()
+        if status.startswith("2")
+        and "application/json" in answer.get("content", {})
+        and answer["content"]["application/json"].get("schema", {}).get("type") == "object"
+        and not {"properties", "additionalProperties"} & set(answer["content"]["application/json"]["schema"])
+    ]
+    assert empty == []
+    section = unescape(_sections(page)[".well_known_skills_index.json_retrieve"])
+    assert '"files": [' in section and '"skills": [' in section
