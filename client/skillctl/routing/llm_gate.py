@@ -54,7 +54,7 @@ MAX_CHOSEN = 3  # DESIGN §7: at most 3 skills per message
 MAX_MESSAGE_CHARS = 4_000  # keeps a prompt cheap; a long paste's ask is said around it, not in all of it
 MAX_DESCRIPTION_CHARS = 400  # descriptions may hold 1,024; their start says what the skill is for
 MAX_REASON_CHARS = 200  # the reason is shown by `route --explain`: one sentence
-DEFAULT_SKIP_MARGIN = 0.05  # consulted on ~1 in 5 dev messages (bench/README, "LLM classifier")
+DEFAULT_SKIP_MARGIN = 0.1  # the learned gate is this unsure of 1 in 7 dev messages (bench/README, "LLM classifier")
 DEFAULT_TIMEOUT_S = 3.0  # the user waits for routing before the reply starts; a slow model loses to offline
 DEFAULT_CACHE_TTL_S = 7 * 24 * 3600.0  # skills change on install/update, which changes the key anyway
 FAILURE_PAUSE_S = 60.0  # a down endpoint must not cost every unsure route the whole timeout
@@ -191,7 +191,8 @@ class LlmGate:
             log.debug("LLM routing failed (%s); the offline decision stands", exc.code)
             return None
         try:
-            return parse_decision(str(reply.get("content") or ""), [c.name for c in shown])
+            content = reply.get("content") if isinstance(reply, dict) else None  # a message is an object
+            return parse_decision(str(content or ""), [c.name for c in shown])
         except ValueError as exc:
             log.debug("LLM routing answer refused (%s); the offline decision stands", exc)
             return None

@@ -118,6 +118,15 @@ def test_an_answer_that_is_not_the_json_asked_for_falls_back(content, caplog):
     assert "answer refused" in caplog.text
 
 
+def test_a_chat_message_that_is_not_an_object_falls_back():
+    class OddServer:
+        def complete(self, messages: list[dict], tools: list[dict]):
+            return "adder"
+
+    settings = LlmGateSettings(base_url="http://127.0.0.1:9/v1", model="m")
+    assert LlmGate(settings, chat=OddServer()).decide(MESSAGE, CANDIDATES) is None
+
+
 def test_a_made_up_name_discredits_the_whole_answer():
     with FakeChatServer([answering(["adder", "calculator"])]) as llm:
         assert gate_on(llm).decide(MESSAGE, CANDIDATES) is None
