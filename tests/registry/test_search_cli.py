@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
+from django.db import close_old_connections
 
 from skillctl.cli.main import main
 from skillctl.registry_client import RegistryClient
@@ -19,15 +21,28 @@ REGISTRY = "http://127.0.0.1"
 
 @pytest.fixture(autouse=True)
 def registry(monkeypatch, tmp_path):
+    yield from _registry(monkeypatch, tmp_path)
+
+
+def _registry(monkeypatch, tmp_path):  # noqa: ANN202
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SKILLYARD_REGISTRY", REGISTRY)
     monkeypatch.delenv("SKILLYARD_TOKEN", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setattr(RegistryClient, "default_transport", httpx.WSGITransport(app=WSGIHandler()))
+    yield
 
 
 def skillctl(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    # As Django's test client does around each request: a request's start and end must not close
+    # the test's database connection (on PostgreSQL, inside the test's transaction, they would).
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        code = main(list(argv))
+    finally:
+        for signal in (signals.request_started, signals.request_finished):
+            signal.connect(close_old_connections)
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -27,7 +27,7 @@ def decoded(text: str) -> dict[str, str]:
         (f"'{base64.b64encode(COMMAND.encode()).decode()}'", "base64"),
         (f"'{COMMAND.encode().hex()}'", "hex"),
         (f"'{base64.b64encode(zlib.compress(COMMAND.encode())).decode()}'", "base64+zlib"),
-        (f"'{base64.b64encode(gzip.compress(COMMAND.encode())).decode()}'", "base64+gzip"),
+        (f"'{base64.b64encode(gzip.compress(COMMAND.encode(), mtime=0)).decode()}'", "base64+gzip"),
         ("'" + "".join(f"\\x{ord(c):02x}" for c in COMMAND) + "'", "escapes"),
         ("+".join(f"chr({ord(c)})" for c in COMMAND), "chr"),
         ("String.fromCharCode(" + ",".join(str(ord(c)) for c in COMMAND) + ")", "chr"),

