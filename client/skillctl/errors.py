@@ -66,6 +66,7 @@ CODES: dict[str, str] = {
     "hook.bad_event": "an agent hook event skillctl does not handle",
     "hook.settings_invalid": "an agent's settings file is not valid JSON",
     "init.exists": "init into a folder that is not empty",
+    "init.instructions_unreadable": "init --instructions @FILE of a file that cannot be read",
     "init.invalid_name": "init with a name the specification refuses",
     "init.write_failed": "init could not write the skeleton",
     "install.agent_needs_sources": "--agent without skills to link",

@@ -216,3 +216,23 @@ def test_migrate_rewrites_then_refuses_a_second_time(tmp_path, capsys):
 def test_migrate_missing_path_is_an_error_not_a_traceback(tmp_path, capsys):
     code, _, err = run(capsys, "migrate", str(tmp_path / "nope"))
     assert code == 1 and "Traceback" not in err
+
+
+def test_init_with_description_and_instructions_validates_at_once(tmp_path, capsys):
+    steps = tmp_path / "steps.md"
+    steps.write_text("# Greeter\n\nGreet the person by name.\n")
+    code, _, _ = run(
+        capsys,
+        "init",
+        "greeter",
+        "--path",
+        str(tmp_path),
+        "--description",
+        "Greets people.",
+        "--instructions",
+        f"@{steps}",
+    )
+    assert code == 0 and "Greet the person by name." in (tmp_path / "greeter" / "SKILL.md").read_text()
+    assert run(capsys, "validate", "--strict", str(tmp_path / "greeter"))[0] == 0
+    missing = run(capsys, "init", "other", "--path", str(tmp_path), "--instructions", "@/nonexistent/zq.md")
+    assert missing[0] == 2 and "cannot read /nonexistent/zq.md" in missing[2]

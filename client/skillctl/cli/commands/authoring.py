@@ -142,22 +142,40 @@ def default_archive_name(directory: str | Path) -> str:
 @click.option(
     "--description", default=None, help="What the skill does and when to use it (else a placeholder to replace)."
 )
+@click.option(
+    "--instructions",
+    default=None,
+    metavar="TEXT|@FILE",
+    help="The body of SKILL.md (Markdown); @FILE reads a file (else a placeholder to replace).",
+)
 @json_option
 @pass_app
-def init(app: App, name: str, parent: str, description: str | None, as_json: bool) -> int:
+def init(app: App, name: str, parent: str, description: str | None, instructions: str | None, as_json: bool) -> int:
     """Create a new skill skeleton in NAME/ (SKILL.md, scripts/, references/)."""
     from skillctl.authoring import skill_create
     from skillctl.format.load import load_skill
 
-    target = skill_create(Path(parent), name, description=description)
+    body = _text_or_file(instructions, code="init.instructions_unreadable")
+    target = skill_create(Path(parent), name, description=description, body=body)
     report = load_skill(target)
     if as_json:
         console.out_json({"path": str(target), "valid": report.valid, "name": name}, compact=True)
     else:
         console.out(str(target))
-        todo = "write its instructions" if description else "write its description and instructions"
-        console.success(f"created skill {name}; {todo} in {target / 'SKILL.md'}, then `skillctl validate {target}`")
+        todo = [what for what, given in (("description", description), ("instructions", body)) if not given]
+        next_step = f"write its {' and '.join(todo)} in {target / 'SKILL.md'}, then " if todo else ""
+        console.success(f"created skill {name}; {next_step}`skillctl validate {target}`")
     return int(ExitCode.OK)
+
+
+def _text_or_file(value: str | None, *, code: str) -> str | None:
+    """TEXT, or the contents of FILE for @FILE."""
+    if not value or not value.startswith("@"):
+        return value or None
+    try:
+        return Path(value[1:]).read_text("utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read {value[1:]}: {exc.strerror or exc}", code=code) from None
 
 
 @click.command()
