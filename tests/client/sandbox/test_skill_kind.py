@@ -41,12 +41,16 @@ def test_a_main_py_makes_a_python_skill_without_a_runtime_block(tmp_path):
 
 @pytest.fixture
 def no_docker(tmp_path, monkeypatch):
+    from skillctl.sandbox.docker_backend import docker_client
+
     monkeypatch.setenv("DOCKER_HOST", NO_DOCKER)
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SKILLYARD_USER_SKILLS", str(tmp_path / "user"))
     (tmp_path / "proj").mkdir()
     monkeypatch.chdir(tmp_path / "proj")
-    return tmp_path / "proj"
+    docker_client.cache_clear()  # a client an earlier test of this process made knows another daemon
+    yield tmp_path / "proj"
+    docker_client.cache_clear()
 
 
 def test_install_warns_that_a_python_skill_has_no_docker_here(no_docker, tmp_path):
