@@ -105,3 +105,12 @@ def test_a_registry_whose_database_and_broker_are_down_is_alive_but_not_ready(tm
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_docker_compose_waits_on_readyz_and_adds_up_each_containers_processes():
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yaml").read_text())["services"]
+    assert "http://127.0.0.1:8000/readyz" in services["web"]["healthcheck"]["test"][-1]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"]["PROMETHEUS_MULTIPROC_DIR"], name
