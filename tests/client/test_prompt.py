@@ -156,7 +156,10 @@ def test_auto_gives_the_breadcrumb_when_nothing_is_near_and_the_catalog_is_over_
     monkeypatch.setenv("SKILLYARD_HOME", str(tmp_path / "home"))
     many_skills(tmp_path / "skills", 120)
     skills = SkillSet.from_dir(tmp_path / "skills", semantic=False)
-    assert skills.build_prompt("is a tomato technically a fruit or a vegetable") == ("breadcrumb", "[120 skills available]")
+    assert skills.build_prompt("is a tomato technically a fruit or a vegetable") == (
+        "breadcrumb",
+        "[120 skills available]",
+    )
     tier, block = skills.build_prompt("tidy the ledgers")  # near: the catalog, cut, closest first
     assert tier in ("catalog", "full") and "<name>tool-" in block
     assert skills.build_prompt("is a tomato technically a fruit or a vegetable", budget=100_000)[0] == "catalog"
