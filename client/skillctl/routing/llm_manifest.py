@@ -12,9 +12,7 @@ says why: a skill always gets a manifest.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -165,15 +163,10 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 
 def _parse(content: str) -> dict:
-    """The JSON object in an answer, tolerating code fences and text around it."""
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("no JSON object")
-    try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"malformed JSON ({exc.msg})") from None
+    """The JSON object in an answer (the routing classifier's reader), checked against the schema."""
+    from skillctl.routing.llm_gate import json_object
+
+    data = json_object(content)
     schema_problem = _against(data, SCHEMA, "top level")
     if schema_problem:
         raise ValueError(schema_problem[:250])
