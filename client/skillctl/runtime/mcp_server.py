@@ -114,14 +114,17 @@ class SkillTools:
 
     def run_skill(self, name: str, input: Any = None) -> dict:
         from skillctl.sandbox import run_skill
-        from skillctl.sandbox.request import request_for
+        from skillctl.sandbox.request import request_for, skill_env
         from skillctl.tools import skill_named
 
         with self._lock:
             folder = Path(skill_named(self.skills, name).path)
+            env, mask = skill_env(folder, self.config)
             # No allow_network here: only the user's per-skill config can consent to the network.
-            request = request_for(folder, config=self.config, input=input, backend=self.backend)
-        return run_skill(request).to_dict()
+            request = request_for(folder, config=self.config, input=input, backend=self.backend, env=env)
+        result = run_skill(request)
+        result.stdout, result.stderr = mask(result.stdout), mask(result.stderr)
+        return result.to_dict()
 
     def skill_md(self, uri: str) -> str | None:
         """The SKILL.md text a ``skill://NAME/SKILL.md`` URI names, or None (no such skill now)."""

@@ -1,12 +1,15 @@
 """A run request for an installed skill, as ``skillctl run`` builds it from the user's config.
 
 Shared by ``skillctl run`` and the ``run_skill`` tool of ``skillctl mcp``, so both run a skill
-the same way. Network consent comes from the caller's flag or from the per-skill config
-(``[skills.NAME] network = true``); whoever asks over MCP can never grant it.
+the same way: with the variables and keys the skill declares and ``skillctl check`` accepts
+(:func:`skill_env`), their secrets masked in what it prints. Network consent comes from the
+caller's flag or from the per-skill config (``[skills.NAME] network = true``); whoever asks over
+MCP can never grant it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,19 @@ def skill_runtime(folder: Path):
         codes = ", ".join(f.code for f in report.errors) or "no manifest"
         raise InvalidSkill(f"{folder} is not a valid skill ({codes})", hint=f"Run `skillctl validate {folder}`.")
     return report.manifest.runtime
+
+
+def skill_env(folder: Path, config) -> tuple[dict[str, str], Callable[[str], str]]:
+    """(the variables a run of the skill in ``folder`` gets, the function masking their secrets
+    in its output): what it declares, with the values ``skillctl check`` accepts."""
+    from skillctl.format import load_skill
+    from skillctl.vars import ResolvedVars, run_env
+
+    report = load_skill(folder)
+    if report.manifest is None:
+        return {}, str  # skill_runtime says what is wrong with the skill
+    env, secrets = run_env(report.manifest, folder, config=config)
+    return env, ResolvedVars(secrets=secrets).mask
 
 
 def network_consent(config, name: str) -> bool:

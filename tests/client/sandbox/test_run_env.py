@@ -1,6 +1,7 @@
 """`skillctl run` gives the skill the variables and API keys that satisfy `check` (config
 `[skills.<key>.env]`, `apiKey` into `primaryEnv`, vars files and defaults), only those it
-declares, and masks the secret ones in what it prints (issue 36 item 5)."""
+declares, and masks the secret ones in what it prints (issue 36 item 5); the `run_skill` tool of
+`skillctl mcp` runs a skill the same way."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import anyio
 import pytest
 
 pytestmark = pytest.mark.sandbox
@@ -38,7 +41,18 @@ print(json.dumps({"key_length": len(os.environ.get("ENVY_API_KEY", ""))}))
 API_KEY = "k-config-api-key-1234"
 
 
-def test_run_gets_the_declared_variables_that_satisfy_check_with_secrets_masked(backend, tmp_path):
+EXPECTED = {
+    "ENVY_API_KEY": "****",  # the apiKey reached primaryEnv; masked in the output
+    "ENVY_REGION": "****",  # a config env value is a secret too
+    "STYLE": "balanced",
+    "PASSWORD": "****",
+    "NOT_DECLARED": None,
+    "OUTSIDE_SECRET": None,
+}
+
+
+def envy_project(tmp_path) -> tuple[Path, dict[str, str]]:
+    """A project with the envy skill installed, its config, and the environment to run skillctl in."""
     home, project = tmp_path / "home", tmp_path / "project"
     folder = project / ".agents" / "skills" / "envy"
     folder.mkdir(parents=True)
@@ -51,6 +65,11 @@ def test_run_gets_the_declared_variables_that_satisfy_check_with_secrets_masked(
     )
     env = {**os.environ, "SKILLYARD_HOME": str(home), "OUTSIDE_SECRET": "s", "SKILLYARD_USER_SKILLS": str(tmp_path)}
     env.pop("ENVY_API_KEY", None)
+    return project, env
+
+
+def test_run_gets_the_declared_variables_that_satisfy_check_with_secrets_masked(backend, tmp_path):
+    project, env = envy_project(tmp_path)
     check = subprocess.run([sys.executable, "-m", "skillctl", "check", "envy"], cwd=project, env=env, timeout=60)
     assert check.returncode == 0
     proc = subprocess.run(
@@ -59,13 +78,25 @@ def test_run_gets_the_declared_variables_that_satisfy_check_with_secrets_masked(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     seen, length = (json.loads(line) for line in json.loads(proc.stdout)["stdout"].splitlines())
-    assert seen == {
-        "ENVY_API_KEY": "****",  # the apiKey reached primaryEnv; masked in the output
-        "ENVY_REGION": "****",  # a config env value is a secret too
-        "STYLE": "balanced",
-        "PASSWORD": "****",
-        "NOT_DECLARED": None,
-        "OUTSIDE_SECRET": None,
-    }
+    assert seen == EXPECTED
     assert length == {"key_length": len(API_KEY)}
     assert API_KEY not in proc.stdout + proc.stderr
+
+
+def test_the_mcp_servers_run_skill_gets_the_same_variables_masked_the_same_way(backend, tmp_path):
+    mcp = pytest.importorskip("mcp")
+    project, env = envy_project(tmp_path)
+    params = mcp.StdioServerParameters(
+        command=sys.executable, args=["-m", "skillctl", "mcp", "--backend", backend], env=env, cwd=str(project)
+    )
+
+    async def call():
+        async with mcp.Client(params, mode="legacy", read_timeout_seconds=120) as client:
+            return (await client.call_tool("run_skill", {"name": "envy"})).structured_content
+
+    result = anyio.run(call)
+    assert result["status"] == "ok", result
+    seen, length = (json.loads(line) for line in result["stdout"].splitlines())
+    assert seen == EXPECTED
+    assert length == {"key_length": len(API_KEY)}
+    assert API_KEY not in json.dumps(result)

@@ -76,7 +76,7 @@ def run(
     `skillctl run pdf-tools -- python3 /skill/scripts/rotate.py --degrees 90`.
     """
     from skillctl.sandbox import run_skill
-    from skillctl.sandbox.request import request_for
+    from skillctl.sandbox.request import request_for, skill_env
 
     input_value = _parse_input(input_)  # usage errors first
     folder = resolve_skill(skill)
@@ -84,7 +84,7 @@ def run(
     if config is not None:  # seed 000's settings: no Docker at all, or another image for it
         backend = "bwrap" if backend == "auto" and config.setting("docker_enabled") is False else backend
         image = image or config.setting("python_base_image")
-    env, mask = _skill_env(folder, config)
+    env, mask = skill_env(folder, config)
     request = request_for(
         folder,
         config=config,
@@ -156,18 +156,6 @@ def _parse_input(raw: str | None):
         raise UsageError(
             f"--input is not JSON: {err}", hint='Quote it: --input \'{"key": "value"}\'.', code="run.input_not_json"
         ) from None
-
-
-def _skill_env(folder: Path, config):
-    """(the variables the skill declares, with values; the function masking their secrets)."""
-    from skillctl.format import load_skill
-    from skillctl.vars import ResolvedVars, run_env
-
-    report = load_skill(folder)
-    if report.manifest is None:
-        return {}, str  # request_for says what is wrong with the skill
-    env, secrets = run_env(report.manifest, folder, config=config)
-    return env, ResolvedVars(secrets=secrets).mask
 
 
 def _config_or_none(app: App):
