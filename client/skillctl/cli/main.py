@@ -51,6 +51,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "scan": ("scan", "scan", "Scan skills for dangerous instructions and code (the registry's scanner)."),
     "hook": ("hook", "hook", "Route every prompt inside an agent (Claude Code hook)."),
     "mcp": ("mcp", "mcp", "Serve the installed skills over MCP; add that server to agents' configs."),
+    "toolsets": ("toolsets", "toolsets", "Trust the toolset code skills bring (run in the agent's process)."),
 }
 
 

@@ -12,7 +12,8 @@ skill folder: a skill cannot bring the code a trusted name lets in. Seed 004's s
 form, ``toolsets/index:Class`` (a path with ``/`` or ending in ``.py``: the file
 ``toolsets/index.py`` of the skill), is code the skill brings, so it is trusted like an MCP
 command: pinned to a digest of the skill's Python files (:func:`skill_code`,
-:func:`trust_skill_toolsets`, ``[runtime] trusted_skill_toolsets``), and any change to those
+:func:`trust_skill_toolsets`, ``skillctl toolsets trust NAME``, ``[runtime]
+trusted_skill_toolsets``), and any change to those
 files untrusts it (``toolset.trust_changed``). A toolset that is not
 trusted is not imported at all (``toolset.untrusted``); one that cannot be imported or built is
 ``toolset.load_failed``. Either way the ``load_skill`` result says so and the SkillSet's
@@ -116,9 +117,9 @@ def skill_relative(ref: str) -> bool:
     return "/" in module or module.endswith(".py")
 
 
-def skill_code(skill) -> str:
-    """The digest trusting a skill's own toolsets pins: its toolset names and the bytes of every
-    Python file in the skill (a toolset file imports its neighbours)."""
+def skill_code_files(skill) -> dict[str, str]:
+    """Every Python file of the skill (its path in the skill: sha256), what trusting its own
+    toolsets consents to (a toolset file imports its neighbours)."""
     root = Path(skill.path).resolve()
     files = sorted(p for p in root.rglob("*.py") if p.is_file() and not p.is_symlink())
     if len(files) > MAX_SKILL_CODE_FILES:
@@ -127,13 +128,18 @@ def skill_code(skill) -> str:
             hint=f"A skill's own toolsets are trusted by a digest of its Python files (at most {MAX_SKILL_CODE_FILES}).",
             code="toolset.load_failed",
         )
-    canonical = json.dumps(
-        {
-            "toolsets": sorted(r for r in skill.manifest.toolsets if skill_relative(r)),
-            "files": {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files},
-        },
-        sort_keys=True,
-    )
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+def own_toolsets(skill) -> list[str]:
+    """The skill's skill-relative toolsets (code it brings), sorted."""
+    return sorted(r for r in skill.manifest.toolsets if skill_relative(r))
+
+
+def skill_code(skill) -> str:
+    """The digest trusting a skill's own toolsets pins: its toolset names and the bytes of every
+    Python file in the skill."""
+    canonical = json.dumps({"toolsets": own_toolsets(skill), "files": skill_code_files(skill)}, sort_keys=True)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -156,9 +162,8 @@ def require_skill_code_trusted(skill, config) -> None:
     raise SkillctlError(
         f"{skill.name}'s own toolset code would run in the agent's process, and "
         + ("it changed since the user trusted it" if pinned else "the user has not trusted it"),
-        hint="Read the skill's Python files, then trust them: "
-        "skillctl.runtime.toolsets.trust_skill_toolsets(skill) pins them in [runtime] "
-        f"{SKILL_CODE_KEY}.",
+        hint=f"Read the skill's Python files, then trust them: skillctl toolsets trust {skill.name} "
+        f"(pins them in [runtime] {SKILL_CODE_KEY}).",
         code="toolset.trust_changed" if pinned else "toolset.untrusted",
     )
 
@@ -282,7 +287,8 @@ class Toolsets:
                 self.reporter.warn(
                     f"the toolset {ref} of skill {skill.name!r} is not loaded: {err.message} [{err.code}]"
                 )
-                problems.append(f"The toolset {ref} is not loaded: {err.message} [{err.code}].")
+                hint = f" {err.hint}" if err.hint else ""
+                problems.append(f"The toolset {ref} is not loaded: {err.message} [{err.code}].{hint}")
         return problems
 
     def _load_one(self, skill, ref: str) -> None:

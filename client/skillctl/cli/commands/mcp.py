@@ -165,10 +165,10 @@ def trust(app: App, skill: str, yes: bool, as_json: bool) -> int:
     variables it gets and the files it runs, then asks; writes [runtime] trusted_mcp in config.toml."""
     from skillctl.runtime import mcp_trust
 
-    command = mcp_trust.server_command(_installed_skill(skill, app.config))
+    command = mcp_trust.server_command(installed_skill(skill, app.config))
     if not (as_json and yes):
         _show_command(command)
-    if not yes and not _confirmed(f"Trust this command for {command.skill}?"):
+    if not yes and not confirmed(f"Trust this command for {command.skill}?"):
         raise SkillctlError(
             f"{command.skill}'s MCP command was not trusted; nothing was written",
             hint=f"Run it again and answer y, or pass --yes: skillctl mcp trust {command.skill} --yes",
@@ -231,7 +231,7 @@ def _trusted_row(entry, config) -> dict:
 
     row = {"name": entry.name, "digest": entry.digest, "status": "not_installed", "command": None}
     try:
-        command = mcp_trust.server_command(_installed_skill(entry.name, config))
+        command = mcp_trust.server_command(installed_skill(entry.name, config))
     except SkillctlError as err:
         if err.code != "mcp.unknown_skill":
             row["status"] = mcp_trust.Trust.CHANGED.value  # it no longer declares a command
@@ -241,7 +241,7 @@ def _trusted_row(entry, config) -> dict:
     return row
 
 
-def _installed_skill(skill: str, config):
+def installed_skill(skill: str, config):
     """An installed skill by name (project, user, then config skill_dirs), or a skill folder's path."""
     from skillctl import discovery
 
@@ -273,7 +273,7 @@ def _show_command(command) -> None:
     click.echo("\n".join(lines), err=True)
 
 
-def _confirmed(question: str) -> bool:
+def confirmed(question: str) -> bool:
     try:
         return click.confirm(question, default=False, err=True)
     except click.Abort:  # no answer (end of input)
