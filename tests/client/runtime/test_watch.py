@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -69,11 +70,15 @@ def test_a_burst_of_writes_is_one_reload(skills):
     root = skills.roots[0][1]
     watcher = skills.watch()
     assert watcher.wait_armed()
+    started = time.monotonic()
     for n in range(30):
         (root / "bread" / "SKILL.md").write_text(skill_md("bread", f"Bake loaf number {n} of sourdough.", "Knead."))
+    writing = time.monotonic() - started
     last = "Bake loaf number 29 of sourdough."
     wait_until(lambda: skills.entry("bread").manifest.description == last and watcher.reloads, what="the last write")
-    assert watcher.reloads < 5  # grouped: 250 ms at most per burst, 50 ms of quiet ends one
+    # Grouped: 50 ms of quiet ends a burst, so a loaded machine that spreads the writes out may
+    # see a few more groups (one per 50 ms of writing at worst); one reload per write is not that.
+    assert watcher.reloads <= min(4 + int(writing / 0.05), 10)
 
 
 def test_stop_ends_the_thread_and_the_watching(skills):
