@@ -195,6 +195,8 @@ def owner_page(request, owner: str):
     actor, found = _actor(request), selectors.owner_get(name=owner)
     skills = list(selectors.skill_list_visible(actor=actor, owner=found.name))
     admin = _role_at_least(request.user, found, "admin")
+    visible = selectors.owner_members_visible(actor=actor, owner=found)
+    members = None if visible is None else list(visible)
     return render(
         request,
         "catalog/owner.html",
@@ -202,7 +204,8 @@ def owner_page(request, owner: str):
             "owner": found,
             "skills": skills,
             "stats": selectors.owner_stats(actor=actor, owner=found),
-            "members": selectors.owner_members_visible(actor=actor, owner=found),
+            "members": members,
+            "has_sso_members": members is not None and any(m.source == "sso" for m in members),
             **_card_context(skills),
             "can_manage": found.kind == "org" and admin,
             "can_describe": admin,

@@ -96,3 +96,18 @@ def test_the_publishers_index_counts_only_what_the_viewer_may_see(acme, publish)
     inside = client_of("bob").get("/publishers").content.decode()
     assert inside.index("/owners/acme") < inside.index("/owners/alice")  # its private skill counts for bob
     assert "2 skills · 40 downloads" in inside
+
+
+def test_a_membership_from_single_sign_on_is_marked_and_its_admin_told_where_to_change_it(acme, alice):
+    from registry.models import Membership, MembershipSource
+
+    Membership.objects.filter(user__username="bob").update(source=MembershipSource.SSO)
+    alice.set_password("pw-alice-123")
+    alice.save()
+    page = client_of("alice").get("/owners/acme").content.decode()
+    assert "reader · via single sign-on" in page
+    assert "restored at their next sign-in" in page  # the admin's form says where roles are decided
+    assert "via single sign-on" in client_of("bob").get("/owners/acme").content.decode()
+    Membership.objects.filter(user__username="bob").update(source=MembershipSource.MANUAL)
+    page = client_of("alice").get("/owners/acme").content.decode()
+    assert "via single sign-on" not in page and "restored at their next sign-in" not in page
