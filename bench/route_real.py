@@ -5,8 +5,11 @@ Three kinds of data, kept apart (bench/README, "Routing"):
 - ``training`` (``bench/data/routing/training.jsonl``): what the gate learns from and tuning may
   look at (``bench/train_gate.py``);
 - ``development`` (``development.jsonl``): for choosing between designs, never learnt from;
-- ``sealed`` (``bench/data/sealed/``): written for issue 37 by writers who saw only the skills,
-  run once per change of design, and nothing changed after seeing it.
+- ``sealed`` (``bench/data/sealed/``) and ``sealed2`` (``bench/data/sealed2/``): each written by
+  writers who saw only the skills, run once per change of design by the lead, and nothing
+  changed after seeing it. Each folder holds ``requests.jsonl`` (rows of the shape below,
+  without ``set``) and its own ``skills.txt`` (corpus paths, relative to the corpus's
+  ``skills/`` folder).
 
 Each row of the first two names its ``set``: the older sets, each over its own corpus skills
 (``short``, ``long``, ``triggers``, ``fresh``, ``holdout``, ``blind``, ``blind2``, ``chat``; their
@@ -20,7 +23,7 @@ Side by side: lexical-only; ``semantic``: semantic candidates with one evidence 
 classifier consulted where it is unsure, answered by a scripted fake that knows the gold label
 (the ceiling the classifier could reach).
 
-    python bench/route_real.py [--data training|development|sealed] [--set NAME ...]
+    python bench/route_real.py [--data training|development|sealed|sealed2] [--set NAME ...]
                                [--installed N [--samples K]] [--llm] [--no-semantic]
 """
 
@@ -44,11 +47,12 @@ from skillctl.skillset import SkillSet  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "routing"
-SEALED = HERE / "data" / "sealed"
+# The sealed test sets, each a folder of requests.jsonl + skills.txt; a row's set is its folder's name.
+SEALED = {name: HERE / "data" / name for name in ("sealed", "sealed2")}
 CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", HERE.parents[1] / "shared" / "corpus")) / "skills"
 FILES = {"training": DATA / "training.jsonl", "development": DATA / "development.jsonl"}
 
-# Each set's installed skills (files of DATA; the sealed set brings its own list).
+# Each set's installed skills (files of DATA; a sealed set brings its own list).
 SKILL_LISTS = {
     "short": ("skills.txt",),
     "long": ("skills.txt",),
@@ -105,10 +109,13 @@ class Score:
 
 
 def rows_of(data: str) -> list[dict]:
-    """The rows of ``training``, ``development`` or ``sealed`` (its rows are set ``sealed``)."""
-    path = SEALED / "requests.jsonl" if data == "sealed" else FILES[data]
+    """The rows of ``training``, ``development`` or a sealed set (whose rows are its own set,
+    ``sealed`` or ``sealed2``)."""
+    path = SEALED[data] / "requests.jsonl" if data in SEALED else FILES[data]
+    if not path.exists():
+        sys.exit(f"{path} is not in this checkout: --data {data} needs it")
     rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-    return [{"set": "sealed", **r} if data == "sealed" else r for r in rows]
+    return [{**r, "set": data} if data in SEALED else r for r in rows]
 
 
 def listed(lists: tuple[str, ...], folder: Path = DATA) -> list[str]:
@@ -122,8 +129,8 @@ def listed(lists: tuple[str, ...], folder: Path = DATA) -> list[str]:
 
 
 def skills_of(set_name: str) -> list[str]:
-    if set_name == "sealed":
-        return listed(("skills.txt",), SEALED)
+    if set_name in SEALED:
+        return listed(("skills.txt",), SEALED[set_name])
     return listed(SKILL_LISTS[set_name])
 
 
@@ -224,7 +231,7 @@ def _installed_only(rows: list[dict], names: set[str]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", choices=["training", "development", "sealed"], default="development")
+    parser.add_argument("--data", choices=["training", "development", *SEALED], default="development")
     parser.add_argument("--set", action="append", default=[], metavar="NAME", help="only these sets (default all)")
     parser.add_argument("--no-semantic", action="store_true")
     parser.add_argument("--llm", action="store_true", help="also the gate + LLM classifier (scripted fake)")
