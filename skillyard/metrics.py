@@ -3,7 +3,8 @@
 Requests are counted by route *pattern* (``api/v1/skills/<str:name>/download``, never the raw
 path: one series per skill would be unbounded), method and status, with a latency histogram;
 publish checks by name and outcome with their run time (recorded when a check finishes, in the
-worker that ran it); new versions published and archives downloaded (in their services).
+worker that ran it); new versions published and archives downloaded (in their services);
+cache calls that failed and were let through (``CacheErrors``, the cache failing open).
 The check queue (pending and running checks) is read from the database at scrape time.
 
 Several processes (uvicorn or gunicorn workers, Celery workers) each write their own files under
@@ -21,7 +22,9 @@ from __future__ import annotations
 import glob
 import hmac
 import ipaddress
+import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -67,6 +70,11 @@ DOWNLOADS = Counter(
     "skillyard_downloads", "Archives served by the download endpoints (every GET, not the ranking count)."
 )
 
+CACHE_ERRORS = Counter(
+    "skillyard_cache_errors",
+    "Cache calls that failed (Redis down or too slow) and were let through: the cache fails open.",
+)
+
 
 def route_of(request: HttpRequest) -> str:
     """The URL pattern that answered, ``static`` for static files, ``unmatched`` for the rest."""
@@ -109,6 +117,31 @@ def check_observed(check: VersionCheck) -> None:
     name, status = str(check.name), str(check.status)
     seconds = max((check.finished_at - check.started_at).total_seconds(), 0.0)
     transaction.on_commit(lambda: CHECK_DURATION.labels(name, status).observe(seconds))
+
+
+class CacheErrors(logging.Filter):
+    """On django-redis's logger (settings.LOGGING): counts every cache error it let through and
+    lets one log record pass per ``SKILLYARD_CACHE_ERROR_LOG_SECONDS``, with the number held back:
+    a Redis outage under load is thousands of failed calls a minute, one line says it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._last = float("-inf")
+        self._held = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        CACHE_ERRORS.inc()
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last < settings.SKILLYARD_CACHE_ERROR_LOG_SECONDS:
+                self._held += 1
+                return False
+            held, self._held, self._last = self._held, 0, now
+        error = record.exc_info[1] if record.exc_info else None
+        record.msg = "cache call failed, let through (the cache fails open): %s; %d more since the last line"
+        record.args, record.exc_info, record.exc_text = (error, held), None, None
+        return True
 
 
 class CheckQueueCollector:

@@ -13,6 +13,7 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import dj_database_url
@@ -197,6 +198,24 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# PostgreSQL: each process borrows connections from a pool of its own (psycopg_pool), at most
+# this many at once; a request waits for a free one instead of opening another. Without it every
+# thread of an ASGI server held a connection of its own and two web processes took all of
+# PostgreSQL's slots under load (bench/README, soak). 10: a web process is bound by its one CPU
+# long before ten queries at once; size it with docs/operations.md ("Database connections"):
+# web processes × this + Celery worker processes + 2 (beat, a manage.py) <= max_connections - reserve.
+# 0 turns pooling off (then SKILLYARD_DB_CONN_MAX_AGE keeps one connection per thread).
+SKILLYARD_DB_POOL_MAX_SIZE = env_int("SKILLYARD_DB_POOL_MAX_SIZE", 10)
+# A request waits this long for a pooled connection before it fails (503-like 500, logged): longer
+# than any normal request holds one, shorter than a client's patience.
+SKILLYARD_DB_POOL_TIMEOUT_SECONDS = float(os.environ.get("SKILLYARD_DB_POOL_TIMEOUT_SECONDS", "10"))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and SKILLYARD_DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django requires it: the pool keeps connections, not threads
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,  # one kept open while idle; the rest opened on demand, closed after 10 idle minutes
+        "max_size": SKILLYARD_DB_POOL_MAX_SIZE,
+        "timeout": SKILLYARD_DB_POOL_TIMEOUT_SECONDS,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several gunicorn workers share one file: WAL lets readers run beside the one writer,
     # IMMEDIATE takes the write lock up front (no upgrade deadlock), and writers wait 20 s.
@@ -276,15 +295,36 @@ SKILLYARD_TOKEN_LAST_USED_RESOLUTION_SECONDS = 60
 # A token nobody asked an expiry for still ends: a forgotten CI secret must not live forever.
 SKILLYARD_TOKEN_DEFAULT_EXPIRY_DAYS = env_int("SKILLYARD_TOKEN_DEFAULT_EXPIRY_DAYS", 365)
 
-# --- cache (throttle counters) -------------------------------------------------------------
+# --- cache (throttle counters, download counting windows, search and diff caches) -----------
+# Redis through django-redis, failing open: while Redis is down (a restart, a network cut) every
+# cache call answers "nothing there" instead of raising, so a throttle that cannot read its
+# counter lets the request through and a counter that cannot be bumped is skipped; a 5xx for a
+# cache outage would be worse than a few minutes without throttles. Each error is counted
+# (skillyard_cache_errors_total) and logged at most once per SKILLYARD_CACHE_ERROR_LOG_SECONDS
+# (skillyard.metrics.CacheErrors); /readyz still asks Redis itself and reports it down.
 _cache_url = os.environ.get("SKILLYARD_CACHE_URL", "")
-CACHES = {
+# A cache call gives up this soon (connect, then each reply): a lost Redis host must cost a
+# request milliseconds, not the operating system's connect timeout; a healthy Redis answers in <1 ms.
+SKILLYARD_CACHE_TIMEOUT_SECONDS = float(os.environ.get("SKILLYARD_CACHE_TIMEOUT_SECONDS", "0.25"))
+# One log line per this many seconds per process while the cache is failing (the counter counts all).
+SKILLYARD_CACHE_ERROR_LOG_SECONDS = float(os.environ.get("SKILLYARD_CACHE_ERROR_LOG_SECONDS", "30"))
+CACHES: dict[str, dict[str, Any]] = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": _cache_url,
+            "OPTIONS": {
+                "IGNORE_EXCEPTIONS": True,
+                "SOCKET_CONNECT_TIMEOUT": SKILLYARD_CACHE_TIMEOUT_SECONDS,
+                "SOCKET_TIMEOUT": SKILLYARD_CACHE_TIMEOUT_SECONDS,
+            },
+        }
         if _cache_url
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "skillyard.cache"  # its filter counts and rate-limits (LOGGING below)
 
 # A client's repeated downloads of one version count once in this window (downloads rank the
 # catalog): an hour keeps CI reinstalls from counting as users, like most registries' counters.
@@ -436,16 +476,33 @@ CELERY_TASK_ACKS_LATE = True  # a task is acknowledged when done: a dead worker'
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # long checks: a worker takes one at a time
 CELERY_TASK_TIME_LIMIT = 600
-# Redelivery of an unacknowledged task after this long (Redis visibility timeout); above the
-# longest check, so a slow check is never run twice at once.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
+# The recovery of checks whose worker died or whose queue message was lost (worker/tasks.py,
+# registry/services/checks.py checks_sweep). The defaults suit production; a test stack (compose-
+# test) shortens them all so a killed worker's check comes back within seconds, accepting that a
+# check slower than SKILLYARD_CHECK_STALE_SECONDS could then be run twice.
+# Redis hands an unacknowledged task to another worker after this long (kill -9 of a worker);
+# above the longest check (checks.run's hard limit, 420 s), so a slow check is not run twice at once.
+SKILLYARD_BROKER_VISIBILITY_TIMEOUT = env_int("SKILLYARD_BROKER_VISIBILITY_TIMEOUT", 900)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": SKILLYARD_BROKER_VISIBILITY_TIMEOUT}
+# A check `running` this long has outlived checks.run's hard time limit (420 s) plus a minute of
+# bookkeeping, so its worker is dead: the sweep (and any redelivery) may take it over.
+SKILLYARD_CHECK_STALE_SECONDS = env_int("SKILLYARD_CHECK_STALE_SECONDS", 480)
+# A check still `pending` this long after it was queued has lost its message (Redis restarted
+# without persistence, or the broker was down when the publish committed): the sweep queues it
+# again. 600 s is longer than a deep backlog waits (1,000 queued scans drain in ~5 minutes on two
+# workers); a message that was only late costs nothing, as the duplicate finds its check done
+# or held by a live run and does nothing.
+SKILLYARD_CHECK_PENDING_SECONDS = env_int("SKILLYARD_CHECK_PENDING_SECONDS", 600)
+# How often the beat runs the sweep: well under both ages, so a lost check waits at most one more
+# period; each sweep is two indexed queries.
+SKILLYARD_CHECK_SWEEP_SECONDS = float(os.environ.get("SKILLYARD_CHECK_SWEEP_SECONDS", "120"))
 # Re-scans after the scanner's rules change (worker/tasks.py checks.rescan): a scan takes well under
 # a second, so 50 versions a minute keep a worker (or the two embedded threads) mostly free for
 # new publishes while a registry of 10,000 versions is re-judged within a few hours.
 SKILLYARD_RESCAN_BATCH = int(os.environ.get("SKILLYARD_RESCAN_BATCH", "50"))
 SKILLYARD_RESCAN_INTERVAL_SECONDS = float(os.environ.get("SKILLYARD_RESCAN_INTERVAL_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
-    "checks-sweep": {"task": "checks.sweep", "schedule": 300.0},
+    "checks-sweep": {"task": "checks.sweep", "schedule": SKILLYARD_CHECK_SWEEP_SECONDS},
     "checks-rescan": {"task": "checks.rescan", "schedule": SKILLYARD_RESCAN_INTERVAL_SECONDS},
 }
 # Queue the publish checks at all (tests not about them turn this off; the checks stay pending).
@@ -482,6 +539,8 @@ TIME_ZONE = "UTC"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"cache_errors": {"()": "skillyard.metrics.CacheErrors"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"skillyard.cache": {"filters": ["cache_errors"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("SKILLYARD_LOG_LEVEL", "INFO")},
 }

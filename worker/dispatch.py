@@ -3,10 +3,14 @@ pool in the web process (the embedded default: publish never waits, nothing else
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from django.conf import settings
+from kombu.exceptions import OperationalError
+
+logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -22,7 +26,16 @@ def enqueue(version_id: int, name: str) -> None:
         return  # tests that are not about checks; the check stays pending
 
     if _broker():
-        run_check.delay(version_id, name)
+        try:
+            run_check.delay(version_id, name)
+        except OperationalError as exc:  # the broker is down: the publish has committed all the same
+            logger.warning(
+                "check %s of version %s stays pending: the broker did not take its message (%s); the sweep "
+                "queues it again after SKILLYARD_CHECK_PENDING_SECONDS",
+                name,
+                version_id,
+                exc,
+            )
         return
     global _pool
     with _lock:

@@ -3,8 +3,9 @@
 ``checks.run`` is idempotent (``check_start`` refuses a check already done), acknowledged late
 and rejected back to the queue when its worker dies (a kill -9 re-delivers it), retried with
 backoff on transient database and storage errors, and hard time-limited. ``checks.sweep``
-re-queues checks a dead worker left running; ``checks.rescan`` queues a batch of versions the
-scanner judged with older rules.
+re-queues checks a dead worker left running and checks whose queue message was lost (pending
+too long); ``checks.rescan`` queues a batch of versions the scanner judged with older rules.
+The recovery timings are settings (``SKILLYARD_CHECK_*``, ``SKILLYARD_BROKER_VISIBILITY_TIMEOUT``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,16 @@ from worker.celery import app
 
 logger = logging.getLogger(__name__)
 # The tests check runs up to 5 minutes in its sandbox; the rest is download and bookkeeping.
+# settings.SKILLYARD_CHECK_STALE_SECONDS (when a running check's worker is presumed dead) is
+# above it, and the broker's visibility timeout above that.
 CHECK_TIME_LIMIT = 420
-# A check still `running` this long after it started has outlived its hard time limit, so its
-# worker died (kill -9, OOM, a lost machine): the sweep re-queues it. Never below the limit, or a
-# slow check that is still alive would be run twice at once.
-CHECK_STALE_SECONDS = CHECK_TIME_LIMIT + 60
+
+
+def stale_after() -> timedelta:
+    """How long another run may hold a check before it is presumed dead (settings)."""
+    from django.conf import settings
+
+    return timedelta(seconds=settings.SKILLYARD_CHECK_STALE_SECONDS)
 
 
 @app.task(name="worker.ping", time_limit=10)
@@ -55,8 +61,7 @@ def run_check_now(version_id: int, name: str, run_id: str = "") -> str:
     from worker.engines import engine
     from worker.engines.manifest import VECTOR_MODEL, routing_vector
 
-    stale = timedelta(seconds=CHECK_STALE_SECONDS)
-    check = services.check_start(version_id=version_id, name=name, run_id=run_id, stale_after=stale)
+    check = services.check_start(version_id=version_id, name=name, run_id=run_id, stale_after=stale_after())
     if check is None:
         return "already done or running"
     version = check.version
@@ -90,7 +95,11 @@ def rescan_checks() -> int:
 
 @app.task(name="checks.sweep", time_limit=60)
 def sweep_checks() -> int:
-    """The beat schedule's job (settings.CELERY_BEAT_SCHEDULE, ``celery worker -B``)."""
+    """The beat schedule's job (settings.CELERY_BEAT_SCHEDULE, ``celery -A worker beat``):
+    checks left running by a dead worker, and checks left pending by a lost message."""
+    from django.conf import settings
+
     from registry import services
 
-    return services.checks_sweep(stale_after=timedelta(seconds=CHECK_STALE_SECONDS))
+    pending = timedelta(seconds=settings.SKILLYARD_CHECK_PENDING_SECONDS)
+    return services.checks_sweep(stale_after=stale_after(), pending_after=pending)

@@ -266,24 +266,27 @@ def _history_backfill(check: VersionCheck) -> None:
         _history_record(check)
 
 
-def checks_sweep(*, stale_after: timedelta, now: datetime | None = None) -> int:
-    """Checks left running by a dead worker (longer than any run may take) go back to the queue."""
-    cutoff = (now or timezone.now()) - stale_after
-    stale = list(
-        VersionCheck.objects.filter(status=VersionCheck.Status.RUNNING, started_at__lt=cutoff).values_list(
-            "version_id", "name"
-        )
-    )
+def checks_sweep(*, stale_after: timedelta, pending_after: timedelta | None = None, now: datetime | None = None) -> int:
+    """Checks whose run or message was lost go back to the queue: those left running longer than
+    ``stale_after`` (their worker died) and, given ``pending_after``, those pending that long (their
+    message was lost: Redis restarted without persistence, or the broker was down when the publish
+    committed). Each is saved pending again, so its age starts over (a check whose message was
+    only late is queued at most once per ``pending_after``), and queued once this commits. A
+    duplicate message is harmless: ``check_start`` finds the check done, or held by a live run,
+    and does nothing. Rows a run is taking right now (locked) are left to it."""
+    moment = now or timezone.now()
+    lost = Q(status=VersionCheck.Status.RUNNING, started_at__lt=moment - stale_after)
+    if pending_after is not None:
+        lost |= Q(status=VersionCheck.Status.PENDING, updated_at__lt=moment - pending_after)
     with transaction.atomic():
-        for check in VersionCheck.objects.select_related("version").filter(
-            status=VersionCheck.Status.RUNNING, started_at__lt=cutoff
-        ):
-            check.status, check.run_id = VersionCheck.Status.PENDING, ""  # its run is presumed dead
+        found = VersionCheck.objects.select_for_update(skip_locked=True, of=("self",)).filter(lost)
+        checks = list(found.select_related("version"))
+        for check in checks:
+            check.status, check.run_id = VersionCheck.Status.PENDING, ""  # a running one's run is presumed dead
             check.save(update_fields=["status", "run_id", "updated_at"])
             _state_save(check)
-        for version_id, name in stale:
-            _enqueue(version_id, name)
-    return len(stale)
+            _enqueue(check.version_id, check.name)
+    return len(checks)
 
 
 def version_for_check(*, name: str, version: str) -> SkillVersion:

@@ -57,9 +57,16 @@ def test_readyz_reaches_the_s3_bucket_and_fails_when_it_is_missing(s3_archives):
     assert response.status_code == 503 and response.json()["failed"] == ["storage"]
 
 
+def redis_cache(url: str) -> dict:
+    """CACHES as settings.py makes them for SKILLYARD_CACHE_URL: django-redis, failing open."""
+    return {
+        "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": url, "OPTIONS": {"IGNORE_EXCEPTIONS": True}}
+    }
+
+
 def test_readyz_checks_the_broker_and_the_cache_when_configured(settings, redis_url):
     settings.CELERY_BROKER_URL = redis_url
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url}}
+    settings.CACHES = redis_cache(redis_url)
     response = probe("/readyz")
     assert response.status_code == 200, response.json()
     assert response.json()["checks"] == {"database": "ok", "storage": "ok", "broker": "ok", "cache": "ok"}
@@ -67,6 +74,9 @@ def test_readyz_checks_the_broker_and_the_cache_when_configured(settings, redis_
     settings.CELERY_BROKER_URL = closed
     response = probe("/readyz")
     assert response.status_code == 503 and response.json()["failed"] == ["broker"]
+    settings.CELERY_BROKER_URL, settings.CACHES = redis_url, redis_cache(closed)
+    response = probe("/readyz")  # requests go on without the cache (it fails open); readiness says it is down
+    assert response.status_code == 503 and response.json()["failed"] == ["cache"]
 
 
 def test_a_registry_whose_database_and_broker_are_down_is_alive_but_not_ready(tmp_path):

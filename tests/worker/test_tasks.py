@@ -22,7 +22,9 @@ from skillctl.routing import semantic
 from tests.registry.conftest import _isolated, alice, make_user, make_zip, upload  # noqa: F401 - fixtures
 from worker.celery import app
 from worker.engines.tests import CAPS
-from worker.tasks import CHECK_STALE_SECONDS, CHECK_TIME_LIMIT, run_check, sweep_checks
+from worker.tasks import CHECK_TIME_LIMIT, run_check, sweep_checks
+
+CHECK_STALE_SECONDS = settings.SKILLYARD_CHECK_STALE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,8 +49,10 @@ def test_the_check_task_has_a_hard_time_limit_above_the_sandbox_run_and_below_re
     assert run_check.time_limit == CHECK_TIME_LIMIT
     assert CAPS.max_timeout_seconds < run_check.soft_time_limit < run_check.time_limit
     # Redis hands an unacknowledged task to another worker after this: a live check must be over.
-    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > CHECK_TIME_LIMIT
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > CHECK_STALE_SECONDS
     assert CHECK_STALE_SECONDS > CHECK_TIME_LIMIT  # the sweep never takes a live check for dead
+    # a message is presumed lost only after a live run would have been presumed dead
+    assert settings.SKILLYARD_CHECK_PENDING_SECONDS >= CHECK_STALE_SECONDS
     app.loader.import_default_modules()
     ours = [task for name, task in app.tasks.items() if not name.startswith("celery.")]
     assert {t.name for t in ours} >= {"checks.run", "checks.sweep", "worker.ping"}
@@ -58,7 +62,7 @@ def test_the_check_task_has_a_hard_time_limit_above_the_sandbox_run_and_below_re
 def test_the_beat_schedule_sweeps_with_the_stale_threshold_and_compose_runs_one_beat():
     sweep = settings.CELERY_BEAT_SCHEDULE["checks-sweep"]
     assert sweep["task"] == sweep_checks.name == "checks.sweep"
-    assert 0 < sweep["schedule"] <= CHECK_STALE_SECONDS
+    assert 0 < sweep["schedule"] == settings.SKILLYARD_CHECK_SWEEP_SECONDS <= CHECK_STALE_SECONDS / 2
     services_ = yaml.safe_load((ROOT / "docker-compose.yaml").read_text())["services"]
     beat = services_["beat"]["command"]  # one beat of its own: the workers scale, the schedule must not
     assert beat[:4] == ["celery", "-A", "worker", "beat"] and "-B" not in services_["worker"]["command"]

@@ -1,7 +1,9 @@
-"""``manage.py rerun_checks [--check NAME] [--since DATE] [--stale [--stale-after SECONDS]] [--vectors]
+"""``manage.py rerun_checks [--check NAME] [--since DATE] [--vectors]
+[--stale [--stale-after SECONDS] [--pending-after SECONDS]]
 [--check scan --rules-changed]``:
-queue publish checks again (a new scanner release, a fixed test environment), or only those a
-dead worker left running (what the workers' beat schedule does every five minutes). ``--vectors``
+queue publish checks again (a new scanner release, a fixed test environment), or only those whose
+run or message was lost: left running by a dead worker, or pending with no message left to run
+them (what the workers' beat schedule does every ``SKILLYARD_CHECK_SWEEP_SECONDS``). ``--vectors``
 makes the catalog's search vectors again where another embedder made them (after an upgrade;
 `make run` does it on start), from each version's stored routing manifest: no check runs again.
 ``--check scan --rules-changed`` queues a new scan of every version the scanner judged with older
@@ -10,13 +12,13 @@ a time); the other checks keep their results."""
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from registry import services
 from registry.models import SkillVersion, VersionCheck
 from registry.storage import archive_open
-from worker.tasks import CHECK_STALE_SECONDS
 
 
 class Command(BaseCommand):
@@ -25,7 +27,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--check", choices=VersionCheck.Name.values, help="only this check (default: all)")
         parser.add_argument("--since", help="only versions published on or after this date (YYYY-MM-DD)")
-        parser.add_argument("--stale", action="store_true", help="only checks a dead worker left running")
+        parser.add_argument(
+            "--stale",
+            action="store_true",
+            help="only checks a dead worker left running, or left pending by a lost queue message",
+        )
         parser.add_argument(
             "--vectors",
             action="store_true",
@@ -39,12 +45,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--stale-after",
             type=float,
-            default=CHECK_STALE_SECONDS,
             metavar="SECONDS",
-            help=f"with --stale: running longer than this counts as left behind (default {CHECK_STALE_SECONDS})",
+            help="with --stale: running longer than this counts as left behind "
+            f"(default SKILLYARD_CHECK_STALE_SECONDS, here {settings.SKILLYARD_CHECK_STALE_SECONDS})",
+        )
+        parser.add_argument(
+            "--pending-after",
+            type=float,
+            metavar="SECONDS",
+            help="with --stale: pending longer than this counts as a lost message "
+            f"(default SKILLYARD_CHECK_PENDING_SECONDS, here {settings.SKILLYARD_CHECK_PENDING_SECONDS})",
         )
 
-    def handle(self, *args, check, since, stale, stale_after, vectors, rules_changed, **options):
+    def handle(self, *args, check, since, stale, stale_after, pending_after, vectors, rules_changed, **options):
         if rules_changed:
             self._rules_changed(check)
             return
@@ -52,8 +65,7 @@ class Command(BaseCommand):
             self._vectors()
             return
         if stale:
-            count = services.checks_sweep(stale_after=timedelta(seconds=stale_after))
-            self.stdout.write(f"re-queued {count} stale check(s)")
+            self._stale(stale_after, pending_after)
             return
         versions = SkillVersion.objects.live().select_related("skill")
         if since:
@@ -66,6 +78,12 @@ class Command(BaseCommand):
         versions = list(versions)
         services.checks_reset(versions=versions, names=names)
         self.stdout.write(f"queued {len(versions) * len(names)} check(s) for {len(versions)} version(s)")
+
+    def _stale(self, stale_after: float | None, pending_after: float | None) -> None:
+        running = settings.SKILLYARD_CHECK_STALE_SECONDS if stale_after is None else stale_after
+        pending = settings.SKILLYARD_CHECK_PENDING_SECONDS if pending_after is None else pending_after
+        count = services.checks_sweep(stale_after=timedelta(seconds=running), pending_after=timedelta(seconds=pending))
+        self.stdout.write(f"re-queued {count} stale check(s)")
 
     def _rules_changed(self, check: str | None) -> None:
         from worker.engines.scan import rules_version
