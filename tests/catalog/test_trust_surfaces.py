@@ -144,6 +144,8 @@ def marked(publish, alice):
 
     publish("flaky", description="Rotates pages.")
     finish_checks("flaky", scan=CLEAN, tests={"result": "failed", "log": "FAIL: test_rotate\n"})
+    publish("broken", description="Merges spreadsheets.")
+    finish_checks("broken", scan=CLEAN, tests={"result": "error", "log": "the sandbox could not start\n"})
     publish("warned", description="Posts a message.")
     warn = {"rule": "secrets.hardcoded", "severity": "high", "path": "a.py", "line": 1, "message": "a key"}
     finish_checks("warned", scan={"verdict": "warn", "findings": [warn]}, tests={"result": "passed"})
@@ -156,6 +158,7 @@ def marked(publish, alice):
     ("name", "badge", "kind"),
     [
         ("flaky", "v1.0.0 | tests failing", "tests_failed"),
+        ("broken", "v1.0.0 | tests error", "tests_error"),
         ("warned", "v1.0.0 | warn", "warn"),
         ("aging", "v1.0.0 | deprecated", "deprecated"),
     ],
@@ -170,11 +173,21 @@ def test_labels_reach_the_badge_the_api_the_cards_and_the_page(marked, browsers,
     assert kind in [label["kind"] for label in listed["labels"]]
     card = client.get("/skills").content.decode()
     card = card[card.index(f">{name}</a>") :][:1500]
-    words = {"tests_failed": "tests: failing", "warn": "scan: warn", "deprecated": "deprecated: use dates-2"}
+    words = {
+        "tests_failed": "tests: failing",
+        "tests_error": "tests: could not run",
+        "warn": "scan: warn",
+        "deprecated": "deprecated: use dates-2",
+    }
     assert words[kind] in card
     page = client.get(f"/skills/{name}").content.decode()
     top = page[: page.index('class="skill-body"')]
-    texts = {"tests_failed": "tests failing", "warn": "scan warnings", "deprecated": "deprecated: use dates-2"}
+    texts = {
+        "tests_failed": "tests failing",
+        "tests_error": "tests could not run",
+        "warn": "scan warnings",
+        "deprecated": "deprecated: use dates-2",
+    }
     assert texts[kind] in top
 
 
