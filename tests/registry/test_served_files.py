@@ -53,16 +53,33 @@ def test_a_text_file_keeps_its_exact_bytes(published, anon_api):
     assert response.content == ACTIVE["assets/preview.html"].encode()
 
 
+@pytest.mark.parametrize("path", ACTIVE)
+def test_the_clawhub_compatibility_file_view_serves_the_same_inert_bytes(published, anon_api, path):
+    from registry.api.compat import CLAWHUB_PREFIX
+
+    response = anon_api.client.get(f"/{CLAWHUB_PREFIX}/api/v1/skills/lively/file", {"path": path})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert_inert(response)
+    assert response.content == anon_api.get(f"/.well-known/skills/lively/{path}").content
+
+
 @pytest.mark.parametrize(
     "path",
     [
+        "/compat-download",
         "/api/v1/skills/lively/download",
         "/api/v1/skills/lively/versions/1.0.0/download",
         "/.well-known/agent-skills/lively/1.0.0.zip",
     ],
 )
 def test_archives_are_attachments_nosniff_and_sandboxed(published, anon_api, path):
-    response = anon_api.get(path)
+    from registry.api.compat import CLAWHUB_PREFIX
+
+    if path == "/compat-download":  # clawhub install's archive
+        response = anon_api.get(f"/{CLAWHUB_PREFIX}/api/v1/download", slug="lively")
+    else:
+        response = anon_api.get(path)
     assert response.status_code == 200
     assert response["Content-Disposition"].startswith("attachment")
     assert_inert(response)
