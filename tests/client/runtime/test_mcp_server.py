@@ -205,6 +205,33 @@ def test_a_skill_installed_or_removed_while_the_server_runs_is_seen(project, bac
     assert gone == "tool.unknown_skill"
 
 
+def test_a_skills_folder_created_after_the_server_started_is_watched(tmp_path, home, backend):
+    """A fresh project has no .agents/skills yet; the first skill installed there is seen."""
+    project = tmp_path / "fresh"
+    (project / ".git").mkdir(parents=True)  # a project root, with no skills folder yet
+
+    async def run():
+        async with stdio_session(project, backend) as client:
+
+            async def names():
+                found = (
+                    await client.call_tool("find_skills", {"query": "play the sicilian defence"})
+                ).structured_content
+                return [s["name"] for s in found["skills"]]
+
+            before = await names()
+            write_skill(
+                project / ".agents" / "skills" / "chess",
+                "---\nname: chess\ndescription: Play chess openings like the sicilian defence.\n---\ne4 c5.\n",
+            )
+            with anyio.fail_after(15):
+                while (now := await names()) != ["chess"]:
+                    await anyio.sleep(0.1)
+            return before, now
+
+    assert anyio.run(run) == ([], ["chess"])
+
+
 def test_without_the_agent_extra_the_error_names_it(project):
     code = "import sys; sys.modules['mcp'] = None; from skillctl.cli.main import main; sys.exit(main(['mcp']))"
     proc = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=30)
