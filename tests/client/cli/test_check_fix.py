@@ -222,3 +222,33 @@ def test_a_single_binary_download_says_when_its_folder_is_not_on_path(capsys, pr
     code, report, _ = fix(capsys, "--fix", "--yes")
     assert [r["ok"] for r in report["ran"]] == [True] and "not on PATH" in report["path_hint"]
     assert code == 1  # still missing: the folder is not on PATH
+
+
+class _Terminal(io.StringIO):
+    """Standard input that is a terminal with the user's answer typed in."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("answer", "runs"), [("y\n", True), ("n\n", False)], ids=["yes", "no"])
+def test_in_a_terminal_the_plan_is_shown_in_words_and_the_user_asked(capsys, project, tools, monkeypatch, answer, runs):  # noqa: F811
+    tools("brew")
+    add_skill(project, "github", SPEC.format(bin="gh", kind="brew", key="formula", package="gh"))
+    monkeypatch.setattr("sys.stdin", _Terminal(answer))
+    code, out, err = run(capsys, "check", "--fix")
+    assert "Plan:" in out and "github: brew install gh" in out  # the exact command, before asking
+    assert "Run 1 install step(s)?" in err
+    assert tools.calls() == (["brew install gh"] if runs else [])
+    assert code == (0 if runs else 1)
+    if not runs:
+        assert "nothing was run" in err
+
+
+def test_named_skills_limit_the_plan_to_them(capsys, project, tools):  # noqa: F811
+    tools("brew")
+    add_skill(project, "github", SPEC.format(bin="gh", kind="brew", key="formula", package="gh"))
+    add_skill(project, "ripper", SPEC.format(bin="ripgrep", kind="brew", key="formula", package="ripgrep"))
+    code, report, _ = fix(capsys, "ripper", "--fix", "--yes")
+    assert [s["skill"] for s in report["plan"]] == ["ripper"] and [s["name"] for s in report["skills"]] == ["ripper"]
+    assert tools.calls() == ["brew install ripgrep"] and code == 0
