@@ -47,6 +47,15 @@ SURFACES = {
     "well-known agent-skills index": ("/.well-known/agent-skills/index.json", "public listing"),
     "well-known file": ("/.well-known/skills/wiper/SKILL.md", "public item"),
     "well-known archive": ("/.well-known/agent-skills/wiper/1.0.0.zip", "public item"),
+    # Added with issue 38: the raw file link, and other clients' searches and installs.
+    "catalog raw file": ("/skills/wiper/versions/1.0.0/raw/SKILL.md", "item"),
+    "skills find search": ("/api/search?q=wiper", "public listing"),
+    "scoped agent-skills index": ("/skills/wiper/.well-known/agent-skills/index.json", "public item"),
+    "clawhub search": ("/compat/clawhub/api/v1/search?q=wiper", "public listing"),
+    "clawhub skill": ("/compat/clawhub/api/v1/skills/wiper", "public item"),
+    "clawhub versions": ("/compat/clawhub/api/v1/skills/wiper/versions", "public item"),
+    "clawhub file": ("/compat/clawhub/api/v1/skills/wiper/file?path=SKILL.md", "public item"),
+    "clawhub download": ("/compat/clawhub/api/v1/download?slug=wiper", "public item"),
 }
 MARK = b"zq-wiper-mark"  # in wiper's description and body only: a listing that shows it shows wiper
 CALLERS = ("anonymous", "other user", "member")
@@ -85,6 +94,17 @@ def test_a_malicious_skill_does_not_exist_for_outsiders_on_any_surface(wiper, br
         assert response.status_code == (200 if shown else 404), (surface, response.status_code)
         body = b"".join(response.streaming_content) if response.streaming else response.content
         assert MARK not in body or shown
+
+
+@pytest.mark.parametrize(
+    ("caller", "count"), [("anonymous", "1 skill ·"), ("other user", "1 skill ·"), ("member", "2 skills ·")]
+)
+def test_the_publishers_index_and_owner_page_count_a_malicious_skill_for_members_only(wiper, browsers, caller, count):
+    publishers = browsers[caller].get("/publishers").content.decode()
+    card = publishers[publishers.index(">alice</a>") :][:600]
+    assert count in card
+    owner = browsers[caller].get("/owners/alice").content.decode()
+    assert f"<strong>{count[0]}</strong> skill" in owner
 
 
 def test_the_home_page_count_leaves_a_malicious_skill_out(wiper, browsers):
