@@ -2,7 +2,8 @@
 # `make compose-test`: the README's docker-compose commands, run for real. Builds the images
 # (cached), starts the stack, publishes a skill and installs it through nginx with `skillctl`, kills
 # the worker container that is in the middle of the skill's manifest check and sees the check
-# completed by the other worker once re-queued, then tears everything down, volumes included.
+# completed by the other worker once the beat's sweep has re-queued it by itself (the recovery
+# timings are shortened below), then tears everything down, volumes included.
 #
 # The only fake is the LLM, at the HTTP edge (tests/e2e/compose/fake_llm.py, a container on the
 # stack's own network): it holds the first manifest request open so a worker is caught mid-check.
@@ -18,6 +19,12 @@ export COMPOSE_FILE=docker-compose.yaml:tests/e2e/compose/fake-llm.yaml
 PY=.venv/bin/python
 SKILLCTL="$PWD/.venv/bin/skillctl"
 STEP_TIMEOUT=180  # seconds any one wait may take: a check on this tiny skill takes well under one
+# The recovery timings (skillyard/settings.py), shortened so the killed worker's check comes back
+# within a step: taken over 30 s after it started (a check of this skill takes ~1 s, so no live
+# run is taken), a lost message re-queued after 30 s pending, the beat sweeping every 5 s, Redis
+# redelivering after 60 s. Production keeps the defaults (minutes).
+export SKILLYARD_CHECK_STALE_SECONDS=30 SKILLYARD_CHECK_PENDING_SECONDS=30 SKILLYARD_CHECK_SWEEP_SECONDS=5
+export SKILLYARD_BROKER_VISIBILITY_TIMEOUT=60
 
 say() { echo "compose-test: [${SECONDS}s] $*" >&2; }
 fail() { say "FAILED: $*"; exit 1; }
@@ -142,14 +149,16 @@ docker kill "$victim" >/dev/null
 sleep 2
 check_is manifest running || fail "the killed worker should have left the manifest check running"
 
-# What the beat's sweep does once a check has run longer than any run may (8 minutes): the test
-# does not wait that long.
-say "re-queueing the checks the killed worker left running"
-docker-compose exec -T web python manage.py rerun_checks --stale --stale-after 1
+# Nobody re-queues it by hand: the beat's sweep takes it back once it has been running longer than
+# SKILLYARD_CHECK_STALE_SECONDS, and the other worker runs it.
+say "waiting for the sweep to give the killed worker's check to the other worker"
 wait_until "the manifest check to be done by the other worker" check_is manifest done
 for name in scan tests; do
     wait_until "the $name check" check_is "$name" done
 done
+# The README's manual sweep finds nothing left: the automatic one took everything back.
+swept=$(docker-compose exec -T web python manage.py rerun_checks --stale)
+[ "$swept" = "re-queued 0 stale check(s)" ] || fail "the manual sweep still found checks: $swept"
 second=$(llm_client 2)
 [ -n "$second" ] && [ "$second" != "$(llm_client 1)" ] || fail "the other worker did not make the manifest"
 
