@@ -206,8 +206,8 @@ DATABASES = {
 # web processes × this + Celery worker processes + 2 (beat, a manage.py) <= max_connections - reserve.
 # 0 turns pooling off (then SKILLYARD_DB_CONN_MAX_AGE keeps one connection per thread).
 SKILLYARD_DB_POOL_MAX_SIZE = env_int("SKILLYARD_DB_POOL_MAX_SIZE", 10)
-# A request waits this long for a pooled connection before it fails (503-like 500, logged): longer
-# than any normal request holds one, shorter than a client's patience.
+# A request waits this long for a pooled connection before it fails (a 500, logged): far longer
+# than a request holds one (milliseconds), shorter than a client's patience.
 SKILLYARD_DB_POOL_TIMEOUT_SECONDS = float(os.environ.get("SKILLYARD_DB_POOL_TIMEOUT_SECONDS", "10"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and SKILLYARD_DB_POOL_MAX_SIZE > 0:
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django requires it: the pool keeps connections, not threads

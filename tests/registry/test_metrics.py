@@ -4,6 +4,7 @@ gunicorn workers plus a process on another "host" adding up in one scrape (multi
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from registry import services
 from registry.models import SkillVersion
-from tests.conftest import ROOT
+from tests.conftest import ROOT, free_port
 from tests.e2e.conftest import start_registry
 from tests.registry.conftest import make_zip
 
@@ -165,3 +166,31 @@ def test_gunicorn_workers_and_a_worker_host_add_up_in_one_scrape(tmp_path):
     assert len(writers) >= 2, writers  # more than one web process answered, and they were added up
     assert samples[("skillyard_check_duration_seconds_count", (("check", "tests"), ("status", "done")))] == 1
     assert samples[("skillyard_check_duration_seconds_sum", (("check", "tests"), ("status", "done")))] == 42
+
+
+def test_cache_errors_are_all_counted_and_logged_once_a_window(settings, caplog, monkeypatch):
+    from django.core.cache import caches
+
+    from skillyard.metrics import CacheErrors
+
+    logger = logging.getLogger(settings.DJANGO_REDIS_LOGGER)
+    assert [type(f) for f in logger.filters] == [CacheErrors]  # settings.LOGGING puts it on django-redis's logger
+    monkeypatch.setattr(logger, "filters", [CacheErrors()])  # a fresh window, whatever ran before
+    settings.SKILLYARD_CACHE_ERROR_LOG_SECONDS = 3600
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+            "OPTIONS": {"IGNORE_EXCEPTIONS": True},
+        }
+    }
+    before = REGISTRY.get_sample_value("skillyard_cache_errors_total") or 0.0
+    cache = caches["default"]
+    with caplog.at_level(logging.WARNING, logger=logger.name):
+        assert cache.get("throttle", []) == []  # a throttle reading its history: nothing, let through
+        assert not cache.add("download:1:me", 1, 60)  # a download counted once a window: skipped
+        cache.set("search:q", "found", 60)
+    assert REGISTRY.get_sample_value("skillyard_cache_errors_total") - before == 3
+    lines = [r.getMessage() for r in caplog.records if r.name == logger.name]
+    assert len(lines) == 1 and "let through (the cache fails open)" in lines[0], lines
+    assert "Connection refused" in lines[0]  # the cause, in one line (no traceback)
