@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -191,6 +193,59 @@ def _modified_before(path: Path, cutoff: float) -> bool:
 
 def archive_open(key: str) -> IO[bytes]:
     return archive_storage().open(key, "rb")
+
+
+class _KeptArchives:
+    """The bytes of recently downloaded archives in this process's memory, by sha256, least
+    recently used out first. Nothing needs invalidating: bytes kept under a digest are checked
+    to have it, and a deleted version is refused before its bytes are asked for."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, sha256: str) -> bytes | None:
+        with self._lock:
+            data = self._items.get(sha256)
+            if data is not None:
+                self._items.move_to_end(sha256)
+            return data
+
+    def put(self, sha256: str, data: bytes, *, budget: int) -> None:
+        with self._lock:
+            if sha256 in self._items:
+                return
+            self._items[sha256] = data
+            self._size += len(data)
+            while self._size > budget and self._items:
+                _, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
+
+
+_kept = _KeptArchives()
+
+
+def archive_bytes_kept(key: str, *, sha256: str, size: int) -> bytes | None:
+    """An archive's bytes from memory, read from storage (and checked against its sha256) the
+    first time; None when it is too large to keep (the caller streams it) or storage holds other
+    bytes than the version says (the caller streams those, and the client's sha256 check fails
+    loudly rather than this process keeping them)."""
+    # Per web process: S3 (or a disk) is read once per archive instead of once per download.
+    budget = int(getattr(settings, "SKILLYARD_ARCHIVE_MEMORY_BYTES", 64 * 1024 * 1024))
+    # Larger archives stream (a 50 MiB one must not push out hundreds of small ones).
+    largest = int(getattr(settings, "SKILLYARD_ARCHIVE_MEMORY_ITEM_BYTES", 1024 * 1024))
+    if size > largest or size > budget:
+        return None
+    if (data := _kept.get(sha256)) is not None:
+        return data
+    with archive_open(key) as handle:
+        data = handle.read(size + 1)
+    if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
+        logger.warning("archive %s does not match its version's sha256 or size: not kept", key)
+        return None
+    _kept.put(sha256, data, budget=budget)
+    return data
 
 
 def archive_exists(key: str) -> bool:

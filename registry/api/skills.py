@@ -1,19 +1,14 @@
-"""Skills and versions: list, detail, publish, download, yank, deprecate, dist-tags, delete."""
+"""Skills and versions: list, detail, publish, yank, deprecate, dist-tags, delete (downloads:
+registry/api/downloads.py)."""
 
 from __future__ import annotations
 
-import base64
-
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
-from django.http import FileResponse, HttpResponse, HttpResponseBase, StreamingHttpResponse
-from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import mirrors, search, selectors, services
+from registry import mirrors, respcache, search, selectors, services
 from registry.api.authentication import request_actor
 from registry.api.pagination import Pagination
 from registry.api.serializers import (
@@ -29,16 +24,7 @@ from registry.api.serializers import (
     absolute_url,
 )
 from registry.api.throttling import AnonThrottle, PublishThrottle, UserThrottle
-from registry.clients import client_identity
-from registry.errors import Forbidden, Invalid
-from registry.models import Visibility
-from registry.served import make_inert
-from registry.storage import archive_open
-from skillctl.format.limits import MAX_REASON_CHARS
-
-CONTENT_TYPES = {"zip": "application/zip", "tar.gz": "application/gzip"}
-# A version's bytes never change, so caches may keep a public archive for a year.
-IMMUTABLE_CACHE = "public, max-age=31536000, immutable"
+from registry.errors import Invalid
 
 
 class SkillList(APIView):
@@ -48,6 +34,7 @@ class SkillList(APIView):
         + [OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
         responses=SkillOut(many=True),
     )
+    @respcache.cached_for_anonymous
     def get(self, request):
         """List, or search with ``q`` as the catalog does (registry/search.py: the routing
         engine's ranking, an exact name first); each search result carries ``match``
@@ -66,6 +53,7 @@ class SkillList(APIView):
 
 class SkillDetail(APIView):
     @extend_schema(responses=SkillDetailOut)
+    @respcache.cached_for_anonymous
     def get(self, request, name: str):
         """A skill with its dist-tags and versions (highest first); ``origin``: the upstream a
         mirrored skill came from (registry/mirrors.py), null for a skill hosted here."""
@@ -94,6 +82,7 @@ class VersionList(APIView):
         return super().get_throttles()
 
     @extend_schema(responses=VersionOut(many=True))
+    @respcache.cached_for_anonymous
     def get(self, request, name: str):
         """A skill's versions, highest first, with their status, checks and download counts."""
         actor = request_actor(request)
@@ -140,6 +129,7 @@ def _content_length(request) -> int | None:
 
 class VersionDetail(APIView):
     @extend_schema(responses=VersionDetailOut)
+    @respcache.cached_for_anonymous
     def get(self, request, name: str, version: str):
         """A version: manifest, body, files with sha256, warnings, and (later) scan and tests."""
         sv = selectors.skill_version_get_visible(actor=request_actor(request), name=name, version=version)
@@ -152,95 +142,9 @@ class VersionDetail(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def archive_response(request, sv, *, cacheable: bool) -> HttpResponseBase:
-    """The archive with its digest headers; ``If-None-Match`` on the sha256 gives 304."""
-    etag = f'"{sv.sha256}"'
-    headers = {
-        "ETag": etag,
-        "X-Checksum-Sha256": sv.sha256,
-        "Repr-Digest": f"sha-256=:{base64.b64encode(bytes.fromhex(sv.sha256)).decode()}:",
-        "X-Skill-Version": sv.version,
-        "Cache-Control": IMMUTABLE_CACHE
-        if cacheable and sv.skill.visibility == Visibility.PUBLIC
-        else "private, no-cache",
-        "Content-Location": f"/api/v1/skills/{sv.skill.name}/versions/{sv.version}/download",
-    }
-    # What an installer needs to know besides the bytes, so a download by spec can replace the
-    # version-list request: the scan verdict (empty: pending) and whether a manifest is there.
-    headers["X-Skill-Scan-Verdict"] = sv.scan_verdict or "pending"
-    routing = selectors.skill_version_routing_manifest(version=sv) is not None
-    headers["X-Skill-Routing-Manifest"] = "yes" if routing else "no"
-    if sv.yanked:
-        headers["X-Skill-Yanked"] = _header_text(sv.yanked_reason or "yanked")
-    if sv.deprecated:
-        headers["X-Skill-Deprecated"] = _header_text(sv.deprecated)
-    headers["X-Skill-Test-Result"] = sv.test_result or "pending"
-    if sv.test_result in ("failed", "error"):  # the log's last line: unittest and pytest end with the counts
-        log = [line for line in str(sv.checks_state.get("tests", {}).get("log") or "").splitlines() if line.strip()]
-        headers["X-Skill-Test-Summary"] = _header_text(log[-1] if log else sv.test_result)
-    response: HttpResponseBase
-    if etag in request.headers.get("If-None-Match", ""):
-        response = HttpResponse(status=304)
-    else:
-        ext = "zip" if sv.archive_kind == "zip" else "tar.gz"
-        response = _archive_response(
-            request,
-            sv.archive_key,
-            filename=f"{sv.skill.name}-{sv.version}.{ext}",
-            content_type=CONTENT_TYPES[sv.archive_kind],
-        )
-        response["Content-Length"] = str(sv.size)
-        if request.method == "GET":
-            services.skill_version_download_record(version=sv, client=client_identity(request))
-    for key, value in headers.items():
-        response[key] = value
-    return make_inert(response)
-
-
 # Versions per routing-manifests request: an install of this many skills is one request, and
 # the query string stays under the 8 KB request lines servers and proxies accept by default.
 MAX_MANIFEST_BATCH = 50
-ARCHIVE_CHUNK_BYTES = 256 * 1024  # per read from storage: few thread hops, little memory per download
-
-
-def _archive_response(request, key: str, *, filename: str, content_type: str):  # noqa: ANN001, ANN202
-    """The stored archive, streamed. Under ASGI (uvicorn, `make run`) the body is an async
-    iterator reading the file in chunks: a sync one would make Django read the whole archive
-    into memory first, per download."""
-    if not isinstance(request._request if hasattr(request, "_request") else request, ASGIRequest):
-        return FileResponse(archive_open(key), as_attachment=True, filename=filename, content_type=content_type)
-
-    async def chunks():  # noqa: ANN202
-        handle = await sync_to_async(archive_open)(key)
-        try:
-            while chunk := await sync_to_async(handle.read)(ARCHIVE_CHUNK_BYTES):
-                yield chunk
-        finally:
-            await sync_to_async(handle.close)()
-
-    response = StreamingHttpResponse(chunks(), content_type=content_type)
-    response["Content-Disposition"] = content_disposition_header(True, filename)
-    return response
-
-
-def _header_text(reason: str) -> str:
-    """A yank reason or deprecation message as one ASCII header line. The services already keep
-    it within MAX_REASON_CHARS; the cut holds the header to that even for older rows."""
-    return " ".join(reason.encode("ascii", "replace").decode().split())[:MAX_REASON_CHARS]
-
-
-class Download(APIView):
-    @extend_schema(
-        parameters=[OpenApiParameter("version", str, description="Exact, range (^1.2, ~1.2, >=1,<2) or tag")],
-        responses={(200, "application/zip"): bytes},
-    )
-    def get(self, request, name: str):
-        """Download the version a spec selects (default: latest non-yanked)."""
-        spec = request.query_params.get("version")
-        actor = request_actor(request)
-        sv = mirrors.skill_version_resolve_or_mirrored(actor=actor, name=name, spec=spec)
-        _refuse_blocked(actor, sv)
-        return archive_response(request, sv, cacheable=False)
 
 
 class RoutingManifests(APIView):
@@ -268,25 +172,6 @@ def _name_at_version(spec: str) -> tuple[str, str]:
     if not (name and at and version):
         raise Invalid("manifests.invalid_spec", f"{spec[:200]!r} is not name@version.")
     return name, version
-
-
-class VersionDownload(APIView):
-    @extend_schema(responses={(200, "application/zip"): bytes})
-    def get(self, request, name: str, version: str):
-        """Download one exact version (yanked ones too: asked for exactly)."""
-        actor = request_actor(request)
-        sv = mirrors.skill_version_get_visible_or_mirrored(actor=actor, name=name, version=version)
-        _refuse_blocked(actor, sv)
-        return archive_response(request, sv, cacheable=True)
-
-
-def _refuse_blocked(actor, sv) -> None:  # noqa: ANN001
-    if not selectors.skill_version_download_allowed(actor=actor, version=sv):
-        raise Forbidden(
-            "scan.blocked",
-            f"{sv.skill.name} {sv.version} was found malicious by the security scan; "
-            "only members of its owner may download it (the findings are on the version page).",
-        )
 
 
 class CheckRerun(APIView):

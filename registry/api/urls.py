@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from registry.api import accounts, advisories, diff, skills
+from registry.api import accounts, advisories, diff, downloads, skills
 from registry.api.docs import api_docs
 from registry.api.index import ApiIndex
 
@@ -12,11 +12,13 @@ urlpatterns = [
     path("skills", skills.SkillList.as_view(), name="skill-list"),
     path("routing-manifests", skills.RoutingManifests.as_view(), name="routing-manifests"),
     path("skills/<str:name>", skills.SkillDetail.as_view(), name="skill-detail"),
-    path("skills/<str:name>/download", skills.Download.as_view(), name="skill-download"),
+    path("skills/<str:name>/download", downloads.Download.as_view(), name="skill-download"),
     path("skills/<str:name>/versions", skills.VersionList.as_view(), name="version-list"),
     path("skills/<str:name>/versions/<str:version>", skills.VersionDetail.as_view(), name="version-detail"),
     path(
-        "skills/<str:name>/versions/<str:version>/download", skills.VersionDownload.as_view(), name="version-download"
+        "skills/<str:name>/versions/<str:version>/download",
+        downloads.VersionDownload.as_view(),
+        name="version-download",
     ),
     path("skills/<str:name>/versions/<str:version>/yank", skills.Yank.as_view(), name="version-yank"),
     path(

@@ -120,9 +120,9 @@ def test_download_headers_say_what_an_installer_would_ask_the_version_list(catal
 
     first = anon_api.get("/api/v1/skills/pdf-tools/download", version="^1.0")
     assert (first["X-Skill-Scan-Verdict"], first["X-Skill-Routing-Manifest"]) == ("pending", "no")
-    SkillVersion.objects.filter(skill__name="pdf-tools", version="1.1.0").update(
-        scan_verdict="warn", routing_manifest={"keywords": ["pdf"]}
-    )
+    sv = SkillVersion.objects.get(skill__name="pdf-tools", version="1.1.0")
+    sv.scan_verdict, sv.routing_manifest = "warn", {"keywords": ["pdf"]}
+    sv.save(update_fields=["scan_verdict", "routing_manifest"])  # as the checks save it
     again = anon_api.get("/api/v1/skills/pdf-tools/download", version="^1.0")
     assert (again["X-Skill-Scan-Verdict"], again["X-Skill-Routing-Manifest"]) == ("warn", "yes")
     listed = {v["version"]: v for v in anon_api.get("/api/v1/skills/pdf-tools").json()["versions"]}["1.1.0"]

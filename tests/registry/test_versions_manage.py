@@ -73,11 +73,11 @@ def test_yanked_version_keeps_its_reason_and_exact_download(skill):
 
 
 def test_yank_header_is_one_ascii_line_within_the_reason_limit(skill, monkeypatch):
-    import registry.api.skills
+    import registry.api.downloads
 
     skill.post("/api/v1/skills/tool/versions/1.1.0/yank", {"reason": "bröken\n  on   arm"})
     assert skill.get("/api/v1/skills/tool/versions/1.1.0/download")["X-Skill-Yanked"] == "br?ken on arm"
-    monkeypatch.setattr(registry.api.skills, "MAX_REASON_CHARS", 5)  # the limit is the named one
+    monkeypatch.setattr(registry.api.downloads, "MAX_REASON_CHARS", 5)  # the limit is the named one
     assert skill.get("/api/v1/skills/tool/versions/1.1.0/download")["X-Skill-Yanked"] == "br?ke"
 
 
