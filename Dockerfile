@@ -1,4 +1,4 @@
-# The registry image: web (uvicorn, behind nginx), worker and beat (celery) run from it; see
+# The registry image: web (scripts/web.sh: gunicorn's threads, behind nginx), worker and beat (celery) run from it; see
 # docker-compose.yaml. FROM the local base (scripts/compose-image.sh): nothing is pulled. Python is
 # Debian's; the server's packages go into a venv with pip.
 FROM skillyard/base:bookworm
@@ -23,6 +23,7 @@ COPY registry ./registry
 COPY catalog ./catalog
 COPY worker ./worker
 COPY templates ./templates
+COPY scripts/web.sh ./scripts/web.sh
 RUN pip install --no-cache-dir --quiet --no-deps . \
  && python manage.py collectstatic --noinput -v0 \
  && useradd --system --uid 10001 --home-dir /data skillyard && mkdir -p /data && chown skillyard /data \
@@ -32,4 +33,5 @@ USER skillyard
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
   CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/v1/skills', timeout=2)"
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py sweep_uploads -v0 && exec uvicorn skillyard.asgi:application --host 0.0.0.0 --port 8000 --workers ${SKILLYARD_WEB_WORKERS:-4} --no-proxy-headers --no-server-header --timeout-keep-alive 5"]
+# The web server's command is scripts/web.sh's (the soak runs the same); port 8000 on every interface.
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py sweep_uploads -v0 && SKILLYARD_WEB_PORT=8000 exec sh scripts/web.sh"]

@@ -1,5 +1,6 @@
-"""The ASGI entry point (`make run` and the container serve it with uvicorn): Django behind the
-body guard, which bounds slow, large and unauthenticated request bodies (skillyard/body_guard.py)."""
+"""The ASGI entry point (`make run` serves it with uvicorn, and scripts/web.sh with
+SKILLYARD_WEB_SERVER=uvicorn): Django behind the body guard, which bounds slow, large and
+unauthenticated request bodies (skillyard/body_guard.py)."""
 
 import os
 
