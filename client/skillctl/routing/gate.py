@@ -6,14 +6,18 @@ the negative constraint, its rank and its margins to the others) beside how clos
 messages that need no skill and how close the skill itself is to them (a calculator's stated use
 reads like chat: its requests are judged against that) and the message's length and form, and gives the
 probability that the message needs that skill. Candidates at or over the model's threshold are
-routed, most probable first. It was fitted with scikit-learn by ``bench/train_gate.py`` on the
+routed, most probable first; once one is, :mod:`skillctl.routing.followers` judges the others. It was fitted with scikit-learn by ``bench/train_gate.py`` on the
 training rows of ``bench/data/routing`` (never on the development or sealed rows) and ships as
 coefficients in ``data/gate.json``, with the sha256 of the data it learned from; inference is a
 dot product in numpy. No phrase lists: what reads as chat is learned, not written down.
 
-Two things are never the model's to refuse: a skill invoked by name ("use pdf-editor") and a
-skill whose own trigger (a keyword or a pattern its author wrote) matched. A skill's own words
-outrank any general "looks like chat" prior (DESIGN section 7).
+A skill invoked by name ("use pdf-editor") is never the model's to refuse. A skill whose own
+trigger (a keyword or a pattern its author wrote) matched, or whose own words clearly name the
+request, is judged on its own evidence alone (:meth:`GateModel.own`: the model without the
+message's "looks like chat" prior): no general prior outranks a skill's own words (DESIGN
+section 7), but an author's broad trigger word ("test", "database") in a chat message is not a
+request by itself (training and development: that override routed more no-skill messages than
+lexical-only routing did).
 """
 
 from __future__ import annotations
@@ -211,8 +215,9 @@ def decide(
     own: Sequence[float] | None = None,
 ) -> list[Match]:
     """The candidates the message needs, best first: invoked by name, then by probability;
-    a skill invoked by name, whose own trigger matched, or whose own evidence alone (``own``,
-    :meth:`GateModel.own`) is clear, whatever the chat prior says."""
+    a skill invoked by name; one whose own trigger matched and whose own evidence alone (``own``,
+    :meth:`GateModel.own`) reaches the threshold, or whose own evidence is clear, whatever the
+    chat prior says."""
     chosen = []
     for i, (match, p) in enumerate(zip(candidates, probabilities, strict=True)):
         clear = own is not None and own[i] >= gate.clear
@@ -225,7 +230,7 @@ def decide(
             match.stage = Stage.GATE
             if clear:
                 match.reasons.append("its own words name the request: no chat prior overrules them")
-        elif match.components.get("trigger"):
+        elif match.components.get("trigger") and (own is None or own[i] >= gate.threshold):
             match.stage = Stage.TRIGGER
         else:
             continue

@@ -13,6 +13,7 @@ class Stage(StrEnum):
     TRIGGER = "trigger"  # one of the skill's own triggers matched (a keyword, a pattern)
     LEXICAL = "lexical threshold"  # lexical-only routing: its points reached the threshold
     GATE = "gate"  # the learned gate's probability reached its threshold
+    FOLLOWER = "follower bar"  # a second or third skill: once one is routed, the gate's lower follower bar
     LLM = "llm classifier"  # the offline gate was unsure and the LLM classifier chose it
     SELECT = "select"  # one of several requests in the message, routed alone
 

@@ -30,6 +30,8 @@ _CONNECTORS = re.compile(
     r"(?:,|(?<![\s,]))\s+(?:and then|and also|then|also|as well as|after that|afterwards|plus|but first)\s+",
     re.IGNORECASE,
 )
+# The same shape for a bare "and" (linear as above).
+_AND = re.compile(r"(?:,|(?<![\s,]))\s+and\s+", re.IGNORECASE)
 
 Typos = list[tuple[str, str]]
 
@@ -54,9 +56,30 @@ def normalise(message: str, history: Sequence[str], read: Callable[[str], tuple[
 
 
 def split_intents(text: str) -> list[str]:
-    """The requests in ``text`` (at most ``MAX_PARTS``); one element or none: nothing to split."""
-    parts = [c for s in _SENTENCES.split(text) for c in _CONNECTORS.split(s)]
-    parts = [p.strip() for p in parts if len(p.split()) >= MIN_PART_WORDS]
+    """The requests in ``text`` (at most ``MAX_PARTS``); one element or none: nothing to split.
+    Where no sentence end or connector splits it, a bare "and" between two runs of words does:
+    half of the two-request messages of the training data say both in one sentence joined so.
+    A bare "and" joins nouns as often ("the pdf and docx files"); such halves are still read
+    by the gate, and a request's skill joins the answer only as a follower of the whole
+    message's (:mod:`skillctl.routing.select`)."""
+    return split_at_connectors(text) or split_at_and(text)
+
+
+def split_at_connectors(text: str) -> list[str]:
+    """The requests of ``text`` split at sentence ends and connectors only (as :func:`split_intents`)."""
+    return _at_most(_long_enough([c for s in _SENTENCES.split(text) for c in _CONNECTORS.split(s)]))
+
+
+def split_at_and(text: str) -> list[str]:
+    """The requests of ``text`` split at a bare "and" (as :func:`split_intents`)."""
+    return _at_most(_long_enough(_AND.split(text)))
+
+
+def _long_enough(parts: list[str]) -> list[str]:
+    return [p.strip() for p in parts if len(p.split()) >= MIN_PART_WORDS]
+
+
+def _at_most(parts: list[str]) -> list[str]:
     return parts[:MAX_PARTS] if len(parts) >= 2 else []
 
 

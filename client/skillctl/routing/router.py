@@ -11,7 +11,9 @@ example vectors per skill) or a plain (n, DIM) array of centroids.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from skillctl.routing import followers
 from skillctl.routing import gate as gates
 from skillctl.routing.candidates import Evidence, rank_semantic, semantic_evidence
 from skillctl.routing.compiled import CompiledManifest
@@ -86,9 +88,22 @@ class Router:
         if read.typos or read.text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
         encoded: dict[str, object] = {}  # text -> vector, within this message
-        whole = self._route_text(read.text, recent, query_vector, encoded=encoded)
-        parts = [self._route_text(part, recent, encoded=encoded) for part in read.parts]
-        return _read_as(select(whole, parts, self.weights.limit), read.typos)
+        whole = self._routed(read.text, recent, query_vector, encoded=encoded, consult=True)
+        if whole.final:  # the LLM classifier read the whole message and chose: its answer stands
+            return _read_as(whole.chosen, read.typos)
+        parts = [self._routed(part, recent, encoded=encoded) for part in read.parts]
+        chosen = whole.chosen + self._followers(whole, parts)
+        return _read_as(select(chosen, [p.chosen for p in parts], self.weights.limit), read.typos)
+
+    def _followers(self, whole: Routed, parts: list[Routed]) -> list[Match]:
+        """Stage 4a: the whole message's other candidates that follow its first routed skill."""
+        follower = followers.model() if whole.rows else None
+        if follower is None or not whole.chosen or whole.evidence is None:
+            return []
+        tops = frozenset(p.candidates[0].name for p in parts if p.candidates)
+        found = followers.followers(whole.candidates, whole.rows, whole.chosen, tops, len(parts), follower)
+        self._add_closest(found, whole.evidence)
+        return found
 
     def nearest(self, message: str, *, history: Sequence[str] = ()) -> list[tuple[Match, str]]:
         """The best few skills with thresholds and gates unapplied, each with what stopped it
@@ -121,16 +136,31 @@ class Router:
         gated: bool = True,
         encoded: dict[str, object] | None = None,
     ) -> list[Match]:
+        """What ``text`` routes to (``gated``: False, its best candidates, each gate's number set)."""
+        return self._routed(text, recent, query_vector, gated=gated, encoded=encoded).chosen
+
+    def _routed(
+        self,
+        text: str,
+        recent: frozenset[str],
+        query_vector=None,
+        *,
+        gated: bool = True,
+        encoded: dict[str, object] | None = None,
+        consult: bool = False,
+    ) -> Routed:
+        """As :meth:`_route_text`, with what the followers read (``consult``: ask the LLM classifier
+        where the gate is unsure)."""
         if not self.semantic:
-            return rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated)
+            return Routed(rank_lexical(self.index, text, recent=recent, w=self.weights, gated=gated))
         candidates, evidence = self.candidates(text, recent, query_vector, encoded=encoded)
         if not candidates:
-            return []
-        chosen = self._gated(text, candidates, evidence, consult=gated)
+            return Routed([])
+        routed = self._gated(text, candidates, evidence, consult=consult and gated)
         if not gated:
-            chosen = candidates[: self.weights.limit]
-        self._add_closest(chosen, evidence)
-        return chosen
+            routed.chosen = candidates[: self.weights.limit]
+        self._add_closest(routed.chosen, evidence)
+        return routed
 
     def candidates(
         self,
@@ -175,35 +205,38 @@ class Router:
         form = gates.MessageForm.of(text, evidence.views[0], len(evidence.views))
         return gates.features(candidates, form, [self.index.has_queries(m.name) for m in candidates])
 
-    def _gated(self, text: str, candidates: list[Match], evidence: Evidence, *, consult: bool) -> list[Match]:
+    def _gated(self, text: str, candidates: list[Match], evidence: Evidence, *, consult: bool) -> Routed:
         """Stage 3: the learned gate (or the one-threshold baseline), and the LLM classifier
         where the gate is unsure."""
         model, limit = self.gate(), self.weights.limit
         if not self.learned_gate:
-            return _by_evidence(candidates, model.evidence_threshold, limit)
+            return Routed(_by_evidence(candidates, model.evidence_threshold, limit), candidates)
         rows = self.gate_features(text, candidates, evidence)
         probabilities = model.probabilities(rows, evidence.vectors[0])
         chosen = gates.decide(candidates, probabilities, model, limit, model.own(rows))
         if self.llm_gate is not None and consult:
-            return self._consult(text, candidates, chosen, gates.margin(probabilities, model))
-        return chosen
+            chosen, final = self._consult(text, candidates, chosen, gates.margin(probabilities, model))
+            return Routed(chosen, candidates, rows, evidence, final)
+        return Routed(chosen, candidates, rows, evidence)
 
-    def _consult(self, text: str, candidates: list[Match], offline: list[Match], margin: float) -> list[Match]:
+    def _consult(
+        self, text: str, candidates: list[Match], offline: list[Match], margin: float
+    ) -> tuple[list[Match], bool]:
         """The LLM classifier's choice among the candidates when the gate's margin is small;
-        the offline decision when it is wide, or the classifier fails."""
+        the offline decision when it is wide, or the classifier fails (then False)."""
         from skillctl.routing.llm_gate import Candidate
 
         descriptions = {m.name: m.description for m in self.index.manifests}
         shown = [Candidate(m.name, descriptions.get(m.name, ""), m.score) for m in candidates]
         decision = self.llm_gate.decide(text, shown, margin=margin)
         if decision is None:
-            return offline
+            return offline, False
         by_name = {m.name: m for m in candidates}
         chosen = [by_name[name] for name in decision.names if name in by_name]
         for match in chosen:
             match.stage = Stage.LLM
             match.reasons.append(f"LLM classifier: {decision.reason}")
-        return chosen[: self.weights.limit]
+        return chosen[: self.weights.limit], True
 
     def _add_closest(self, matches: list[Match], evidence: Evidence) -> None:
         """Each match's closest sentence of the message and closest passage of its SKILL.md."""
@@ -258,6 +291,17 @@ class Router:
             if (white := self.vectors.whitened_scores(vector)) is not None:
                 return white[0] + sem.example_weight * white[1]
         return None
+
+
+@dataclass
+class Routed:
+    """What one text (a whole message, or one of its requests) routed to, and what the followers read."""
+
+    chosen: list[Match]
+    candidates: list[Match] = field(default_factory=list)  # the gate's candidates, best rank first
+    rows: list[list[float]] = field(default_factory=list)  # their gate features (learned gate only)
+    evidence: Evidence | None = None
+    final: bool = False  # the LLM classifier decided: its answer stands
 
 
 def _by_evidence(candidates: list[Match], threshold: float, limit: int) -> list[Match]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from skillctl.routing import gate
+from skillctl.routing import followers, gate
 from skillctl.routing.match import Match, Stage
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -100,9 +100,15 @@ def model(threshold: float = 0.5) -> gate.GateModel:
     return gate.GateModel((0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, threshold, 0.5, "")
 
 
-def test_a_triggered_skill_is_never_dropped_by_the_gate():
-    chosen = gate.decide([candidate("a"), candidate("b", trigger=1.0)], [0.1, 0.05], model(), 3)
+def test_a_triggered_skill_is_routed_on_its_own_evidence_whatever_the_chat_prior_says():
+    cands = [candidate("a"), candidate("b", trigger=1.0)]
+    chosen = gate.decide(cands, [0.1, 0.05], model(), 3, own=[0.1, 0.6])
     assert [m.name for m in chosen] == ["b"] and chosen[0].stage is Stage.TRIGGER
+
+
+def test_a_trigger_word_without_the_skills_own_evidence_is_left_to_the_gate():
+    cands = [candidate("a"), candidate("b", trigger=1.0)]
+    assert gate.decide(cands, [0.1, 0.05], model(), 3, own=[0.1, 0.3]) == []
 
 
 def test_a_skill_invoked_by_name_comes_first_whatever_its_probability():
@@ -120,6 +126,56 @@ def test_the_most_probable_candidates_are_routed_at_most_limit():
     cands = [candidate(c) for c in "abcd"]
     chosen = gate.decide(cands, [0.6, 0.9, 0.7, 0.8], model(0.5), 3)
     assert [m.name for m in chosen] == ["b", "d", "c"]
+
+
+def follower_model(bar: float = 0.5) -> followers.FollowerModel:
+    """A follower model that reads one thing: whether the candidate is the best of one of the requests."""
+    n = len(followers.FOLLOWER_FEATURES)
+    coef = tuple(5.0 if f == "tops_a_request" else 0.0 for f in followers.FOLLOWER_FEATURES)
+    return followers.FollowerModel((0.0,) * n, (1.0,) * n, coef, -2.5, bar)
+
+
+def gated(names: str, probabilities: list[float]) -> tuple[list[Match], list[Match], list[list[float]]]:
+    cands = [candidate(n) for n in names]
+    chosen = gate.decide(cands, probabilities, model(0.5), 3)
+    rows = [[0.0] * len(gate.FEATURES) for _ in cands]
+    return cands, chosen, rows
+
+
+def test_a_candidate_the_follower_model_finds_likely_follows_the_first_skill():
+    cands, chosen, rows = gated("abc", [0.9, 0.2, 0.3])
+    found = followers.followers(cands, rows, chosen, frozenset({"b"}), 2, follower_model())
+    assert [(m.name, m.stage) for m in found] == [("b", Stage.FOLLOWER)]
+    assert any("follows a" in r for r in found[0].reasons) and cands[2].components["follower"] < 0.5
+
+
+def test_nothing_follows_when_the_gate_routed_nothing():
+    cands, chosen, rows = gated("ab", [0.2, 0.1])
+    assert chosen == [] and followers.followers(cands, rows, chosen, frozenset("ab"), 2, follower_model()) == []
+
+
+def test_a_skill_the_gate_routed_is_not_a_follower_too():
+    cands, chosen, rows = gated("ab", [0.9, 0.8])
+    assert followers.followers(cands, rows, chosen, frozenset("ab"), 2, follower_model()) == []
+
+
+def test_follower_features_are_read_against_the_first_skill():
+    rows = [[0.0] * len(gate.FEATURES) for _ in range(2)]
+    rows[0][gate.FEATURES.index("evidence")], rows[1][gate.FEATURES.index("evidence")] = 0.9, 0.6
+    lead, other = followers.features(rows, [0.8, 0.2], 0, [False, True], 2)
+    named = dict(zip(followers.FOLLOWER_FEATURES, other, strict=True))
+    assert named["evidence_below_first"] == pytest.approx(0.3) and named["tops_a_request"] == 1.0
+    assert named["first_log_odds"] == pytest.approx(lead[0]) and named["requests"] == 2.0
+
+
+def test_the_shipped_follower_model_loads_and_a_file_of_other_features_is_refused(tmp_path):
+    shipped = followers.model()
+    assert shipped is not None and 0 < shipped.bar <= 1
+    data = json.loads(gate.GATE_FILE.read_text())
+    data["follower"]["features"] = ["rank"]
+    (tmp_path / "gate.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="train_gate"):
+        followers.FollowerModel.load(tmp_path / "gate.json")
 
 
 def test_the_shipped_gate_was_trained_on_the_current_training_rows():

@@ -142,7 +142,7 @@ def test_short_continuation_is_routed_with_the_previous_message():
     assert names(router.route("and for staging too", history=["deploy the services to kubernetes"])) == ["k8s-deploy"]
 
 
-def test_split_intents_cuts_at_sentences_and_request_connectors_only():
+def test_split_intents_cuts_at_sentences_and_request_connectors():
     from skillctl.routing.normalise import split_intents
 
     assert split_intents("merge these pdf files, then deploy the api to kubernetes") == [
@@ -153,7 +153,18 @@ def test_split_intents_cuts_at_sentences_and_request_connectors_only():
         "Fill the PDF form.",
         "Also optimise my slow SQL query please!",
     ]
-    assert split_intents("merge the pdf and docx files for me") == []  # a bare "and" joins nouns
+    # Where nothing else splits, a bare "and" does (the gate reads each half; a noun's half
+    # routes to the same skill or to none) ...
+    assert split_intents("resize the header image and email the press kit to the editor") == [
+        "resize the header image",
+        "email the press kit to the editor",
+    ]
+    # ... but not where a sentence end or a connector already splits the message
+    assert split_intents("merge the pdf and docx files, then deploy the api") == [
+        "merge the pdf and docx files",
+        "deploy the api",
+    ]
+    assert split_intents("merge pdf and docx") == []  # a half under three words is no request
     assert split_intents("deploy the api to kubernetes. cheers, sam") == []  # a sign-off is no request
     assert split_intents("one two three. " * 9) == ["one two three."] * 4  # at most four parts
 
@@ -208,18 +219,19 @@ def test_each_request_of_a_message_gets_its_skill():
 
 def test_two_requests_stand_without_the_whole_message_passing(monkeypatch):
     from skillctl.routing.normalise import split_intents
+    from skillctl.routing.router import Routed
 
     router = Router(SKILLS)
-    real = router._route_text
+    real = router._routed
     whole = "merge the pdf files. deploy it to kubernetes now"
     monkeypatch.setattr(
-        router, "_route_text", lambda text, recent, qv=None, **kw: [] if text == whole else real(text, recent)
+        router, "_routed", lambda text, recent, qv=None, **kw: Routed([]) if text == whole else real(text, recent)
     )
     assert names(router.route(whole)) == ["pdf-tools", "k8s-deploy"]
     # ... but one request alone in a message that passes nothing is not enough
     lone = "merge the pdf files. what a lovely morning it is"
     monkeypatch.setattr(
-        router, "_route_text", lambda text, recent, qv=None, **kw: [] if text == lone else real(text, recent)
+        router, "_routed", lambda text, recent, qv=None, **kw: Routed([]) if text == lone else real(text, recent)
     )
     assert router.route(lone) == []
     assert split_intents(lone) == ["merge the pdf files.", "what a lovely morning it is"]
