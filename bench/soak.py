@@ -270,9 +270,13 @@ def print_failures(calls: list[Call], faults: list[Fault]) -> None:
     errors: dict[str, int] = {}
     for c in calls:
         if c.status >= 500 or c.status == 0:
-            key = f"{c.endpoint} {c.status or 'no answer'}"
+            key = f"{c.endpoint} {c.status or f'no answer ({c.error})'}"
             errors[key] = errors.get(key, 0) + 1
     print(f"failures by endpoint and status: {dict(sorted(errors.items()))}")
+    began = min((c.start for c in calls), default=0.0)
+    for c in sorted((c for c in outside if c.status >= 500 or c.status == 0), key=lambda c: c.start):
+        took = c.end - c.start
+        print(f"  outside: {c.endpoint} {c.status or c.error} at {c.start - began:.0f} s, after {took:.1f} s")
     for fault in faults:
         window = [c for c in calls if c.start < fault.end and c.end > fault.start]
         fives, none = sum(c.status >= 500 for c in window), sum(c.status == 0 for c in window)

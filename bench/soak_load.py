@@ -31,6 +31,7 @@ class Call:
     end: float
     status: int  # 0: no answer (refused, reset, timeout)
     retried: bool = False
+    error: str = ""  # without an answer: the client's exception (ReadTimeout, RemoteProtocolError, ...)
 
 
 @dataclass
@@ -85,20 +86,19 @@ class Load:
     ) -> httpx.Response | None:
         retried = False
         for attempt in (port, self.ports[1 - self.ports.index(port)]):
-            start = time.monotonic()
+            start, response, error = time.monotonic(), None, ""
             try:
                 response = http.request(method, f"http://127.0.0.1:{attempt}{path}", **kw)
-            except httpx.ConnectError:
+            except httpx.ConnectError as exc:
                 if not retried:  # nothing reached that process: the other one takes it
                     retried = True
                     continue
-                response = None
-            except httpx.HTTPError:
-                response = None
+                error = type(exc).__name__
+            except httpx.HTTPError as exc:
+                error = type(exc).__name__
+            status = response.status_code if response is not None else 0
             with self.lock:
-                self.calls.append(
-                    Call(endpoint, start, time.monotonic(), response.status_code if response else 0, retried)
-                )
+                self.calls.append(Call(endpoint, start, time.monotonic(), status, retried, error))
             return response
         return None
 
