@@ -16,6 +16,9 @@ are anonymous installers and browsers asking the same few questions. Their answe
   second;
 - the request's path and query string.
 
+A process also remembers the last few hundred answers it served by key (a key names its
+generation, so they cannot go stale): a hot answer costs no cache round trip.
+
 Only requests with no credentials at all are served from here or stored: an answer for a
 signed-in user or a token may hold private skills and is never kept. What the cache does not
 follow are the download counters (an ``F() + 1`` without an audit event): a count shown in a list
@@ -31,9 +34,10 @@ import functools
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
@@ -56,6 +60,7 @@ BUMPS_KEY = f"{KEY_PREFIX}:bumps"
 ANSWERED_FROM = frozenset({Skill, SkillVersion, VersionCheck, DistTag, Owner, Advisory})
 T = TypeVar("T")
 _memo: dict[str, tuple[float, str]] = {}
+_writes = 0  # rows of ANSWERED_FROM this process saved: an answer made across one is not kept
 _lock = threading.Lock()
 
 
@@ -105,8 +110,10 @@ def forget_generation(sender, **_: object) -> None:  # noqa: ANN001 (a signal's 
     """A registry row was saved or deleted in this process: a new generation for every process
     (the shared bump counter; a write that leaves no audit event, such as a check's verdict
     saved on its version, is caught here), read again here now and once the write commits."""
+    global _writes
     if sender not in ANSWERED_FROM:
         return
+    _writes += 1
     _bump()
     _clear_memo()
     transaction.on_commit(_bump)
@@ -145,9 +152,50 @@ def key_for(request) -> str | None:  # noqa: ANN001
     return f"{KEY_PREFIX}:{generation()}:{target}"
 
 
+class _Recent:
+    """The answers this process served last, by key: a key names its generation, so what it holds
+    never changes and a hot answer costs no cache round trip. Bounded by count; entries older than
+    the cache time are not served."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or time.monotonic() - found[0] > _seconds():
+                return None
+            self._items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._items[key] = (time.monotonic(), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+# Answers are a few KiB: 256 of them is a few MiB a process, enough for the hot list pages,
+# searches and skills.
+_recent = _Recent(256)
+
+
 def lookup(key: str) -> Kept | None:
-    found = cache.get(key)
+    found = _recalled(key)
     return found if isinstance(found, Kept) else None
+
+
+def _recalled(key: str) -> Any:
+    """What the key holds: from this process's recent answers, else from the shared cache."""
+    if (found := _recent.get(key)) is not None:
+        return found
+    found = cache.get(key)
+    if found is not None:
+        _recent.put(key, found)
+    return found
 
 
 def keep(key: str, response: HttpResponseBase) -> None:
@@ -155,6 +203,7 @@ def keep(key: str, response: HttpResponseBase) -> None:
     body = response.content  # type: ignore[attr-defined]
     kept = Kept(body=body, content_type=response["Content-Type"], etag=_etag(body))
     cache.set(key, kept, _seconds())
+    _recent.put(key, kept)
     _public_headers(response, kept.etag)
 
 
@@ -194,11 +243,14 @@ def remembered(request, compute: Callable[[], T]) -> T:  # noqa: ANN001
     if key is None:
         return compute()
     value_key = f"{key}:value"
-    found = cache.get(value_key)
+    found = _recalled(value_key)
     if found is not None:
         return found
+    writes = _writes
     value = compute()
-    cache.set(value_key, value, _seconds())
+    if writes == _writes:
+        cache.set(value_key, value, _seconds())
+        _recent.put(value_key, value)
     return value
 
 
@@ -213,8 +265,11 @@ def cached_for_anonymous(view: Callable) -> Callable:
             return private(view(self, request, *args, **kwargs))
         if (kept := lookup(key)) is not None:
             return answer(request, kept)
+        writes = _writes
         response = view(self, request, *args, **kwargs)
-        if response.status_code == 200:
+        # Not when this process wrote meanwhile (a mirror stored what was asked for): the answer
+        # may be newer than the generation in its key.
+        if response.status_code == 200 and writes == _writes:
             response.add_post_render_callback(lambda rendered: keep(key, rendered))
         return response
 
