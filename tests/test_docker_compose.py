@@ -122,9 +122,10 @@ def test_no_default_secret_and_no_wildcard_host() -> None:
 
 
 def test_web_and_worker_share_throttle_counters_in_redis() -> None:
-    # The image serves several uvicorn processes: a counter kept in one process's memory would
-    # let each of them allow the full number of failed sign-ins.
-    assert "--workers ${SKILLYARD_WEB_WORKERS:-4}" in (ROOT / "Dockerfile").read_text()
+    # The image serves several web processes (scripts/web.sh): a counter kept in one process's
+    # memory would let each of them allow the full number of failed sign-ins.
+    assert "exec sh scripts/web.sh" in (ROOT / "Dockerfile").read_text()
+    assert 'WORKERS="${SKILLYARD_WEB_WORKERS:-4}"' in (ROOT / "scripts" / "web.sh").read_text()
     for name in REGISTRY:
         env = SERVICES[name]["environment"]
         assert env["SKILLYARD_CACHE_URL"].startswith("redis://redis:6379/")

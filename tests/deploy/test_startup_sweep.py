@@ -19,4 +19,4 @@ def test_make_run_sweeps_before_it_serves():
 
 def test_the_image_sweeps_before_it_serves():
     command = json.loads(re.search(r"^CMD (.+)$", (ROOT / "Dockerfile").read_text(), re.M).group(1))[-1]
-    assert command.index("manage.py sweep_uploads") < command.index("uvicorn skillyard.asgi")
+    assert command.index("manage.py sweep_uploads") < command.index("scripts/web.sh")  # the server
