@@ -326,6 +326,20 @@ CACHES: dict[str, dict[str, Any]] = {
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 DJANGO_REDIS_LOGGER = "skillyard.cache"  # its filter counts and rate-limits (LOGGING below)
 
+# Anonymous API answers (list, search, detail, version) are kept whole in the cache under the
+# data's generation (registry/respcache.py): a publish, yank, verdict or tag change is seen within
+# a second; only download counts shown may be this many seconds old. 0 turns the cache off.
+SKILLYARD_API_CACHE_SECONDS = env_int("SKILLYARD_API_CACHE_SECONDS", 30)
+# How long a proxy or browser may reuse an answer without asking (Cache-Control max-age): 0 makes
+# them revalidate by ETag each time, so a malicious verdict or a yank reaches readers at once.
+SKILLYARD_API_CACHE_MAX_AGE = env_int("SKILLYARD_API_CACHE_MAX_AGE", 0)
+# Archive bytes each web process keeps by sha256 (immutable, checked on first read): storage
+# (S3) is read once per archive per process instead of on every download.
+SKILLYARD_ARCHIVE_MEMORY_BYTES = env_int("SKILLYARD_ARCHIVE_MEMORY_BYTES", 64 * 1024 * 1024)
+# Larger archives stream from storage each time: one 50 MiB archive must not push out hundreds
+# of the small ones most skills are.
+SKILLYARD_ARCHIVE_MEMORY_ITEM_BYTES = env_int("SKILLYARD_ARCHIVE_MEMORY_ITEM_BYTES", 1024 * 1024)
+
 # A client's repeated downloads of one version count once in this window (downloads rank the
 # catalog): an hour keeps CI reinstalls from counting as users, like most registries' counters.
 SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS = env_int("SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS", 3600)
