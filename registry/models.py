@@ -146,7 +146,11 @@ class Skill(models.Model):
     class Meta:
         # The list's default order (most downloaded first): a page is read off the index
         # instead of sorting every visible skill per request.
-        indexes = [models.Index(fields=["-downloads", "name"], name="skill_popular")]
+        indexes = [
+            models.Index(fields=["-downloads", "name"], name="skill_popular"),
+            # The answer cache reads max(updated_at) once a second per web process (respcache).
+            models.Index(fields=["updated_at"], name="skill_updated"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -243,7 +247,11 @@ class VersionCheck(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "name"], name="version_check_unique")]
-        indexes = [models.Index(fields=["status", "started_at"], name="check_status")]
+        indexes = [
+            models.Index(fields=["status", "started_at"], name="check_status"),
+            # The answer cache reads max(updated_at) once a second per web process (respcache).
+            models.Index(fields=["updated_at"], name="check_updated"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.version_id}:{self.name}={self.status}"
