@@ -131,14 +131,20 @@ def skill_delete(*, actor: Actor, name: str) -> Skill:
     return skill
 
 
-@transaction.atomic
 def skill_version_download_record(*, version: SkillVersion, client: str) -> bool:
     """Count a download once per client (user, else address) per version per window, without
     a read-modify-write race; True when counted. Downloads order the catalog, so a loop of
-    fetches (or forged addresses) must not buy a ranking; a CI job counts once an hour."""
+    fetches (or forged addresses) must not buy a ranking; a CI job counts once an hour. A repeat
+    inside the window costs one cache call and no database transaction."""
     download_counted()  # the metric counts every download served
     if not cache.add(f"download:{version.id}:{client}", 1, settings.SKILLYARD_DOWNLOAD_COUNT_WINDOW_SECONDS):
         return False
+    _downloads_add(version)
+    return True
+
+
+@transaction.atomic
+def _downloads_add(version: SkillVersion) -> None:
+    """One more download on the version and its skill, together."""
     SkillVersion.objects.filter(id=version.id).update(downloads=F("downloads") + 1)
     Skill.objects.filter(id=version.skill_id).update(downloads=F("downloads") + 1)
-    return True

@@ -72,3 +72,11 @@ def test_private_skill_stays_404_to_others_on_the_one_query_path(crowded, anon_a
     assert anon_api.get("/api/v1/skills/secret/versions/1.0.0").json()["code"] == "skill.not_found"
     assert crowded.get("/api/v1/skills/secret/versions/1.0.0").status_code == 200
     assert crowded.get("/api/v1/skills/secret/versions/9.9.9").json()["code"] == "version.not_found"
+
+
+def test_a_repeated_download_by_the_same_client_writes_nothing(reader, django_assert_max_num_queries):
+    assert reader.get("/api/v1/skills/skill-0/versions/1.0.0/download").status_code == 200
+    # counted once an hour per client: the repeat is token + version lookup, no transaction
+    with django_assert_max_num_queries(2):
+        response = reader.get("/api/v1/skills/skill-0/versions/1.0.0/download")
+    assert response.status_code == 200
