@@ -102,7 +102,10 @@ def test_a_skill_installed_in_a_second_project_comes_from_the_cache(team, live_r
     import httpx
 
     def downloads() -> int:
-        return httpx.get(f"{live_registry.url}/api/v1/skills/hello", timeout=10).json()["downloads"]
+        # Asked with the token: an anonymous answer may come from the answer cache, whose download
+        # counts may be up to SKILLYARD_API_CACHE_SECONDS old (docs/operations.md).
+        auth = {"Authorization": f"Bearer {live_registry.token}"}
+        return httpx.get(f"{live_registry.url}/api/v1/skills/hello", headers=auth, timeout=10).json()["downloads"]
 
     before = downloads()
     team("install", "hello@^1")
