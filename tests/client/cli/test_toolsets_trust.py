@@ -3,14 +3,13 @@ asks (or --yes), and is how a user trusts it; an agent then imports exactly that
 
 from __future__ import annotations
 
-import io
 import json
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from skillctl.cli.main import main
+from tests.client.cli.test_mcp_trust import run
 
 SKILL_MD = """\
 ---
@@ -44,13 +43,6 @@ def project(tmp_path, monkeypatch) -> Path:
     (folder / "toolsets" / "index.py").write_text(INDEX)
     monkeypatch.chdir(root)
     return root
-
-
-def run(capsys, monkeypatch, *argv: str, stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def pinned(home: Path) -> list[dict]:
