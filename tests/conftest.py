@@ -11,6 +11,7 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -62,6 +63,23 @@ def postgres_url() -> str:
     url = urlparse(POSTGRES_URL)
     require_service("PostgreSQL", tcp_open(url.hostname or "127.0.0.1", url.port or 5432), POSTGRES_URL)
     return POSTGRES_URL
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    """Drop a test's database and every connection to it. ``WITH (FORCE)`` cannot terminate an
+    autovacuum worker that has just started on it (that process has no role this one may signal,
+    and PostgreSQL says so with InsufficientPrivilege): wait for it to finish and try again."""
+    import psycopg
+
+    for attempt in range(40):
+        try:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            return
+        except (psycopg.errors.InsufficientPrivilege, psycopg.errors.ObjectInUse):
+            if attempt == 39:
+                raise
+            time.sleep(0.25)
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, require_service
+from tests.conftest import ROOT, drop_database, require_service
 from tests.e2e.conftest import start_registry
 from tests.registry.test_storage import s3_endpoint  # noqa: F401 (fixture)
 
@@ -41,9 +41,8 @@ def databases(postgres_url):
         for name in names:
             conn.execute(f"CREATE DATABASE {name}")
     yield [database_url(postgres_url, name) for name in names]
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        for name in names:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    for name in names:
+        drop_database(postgres_url, name)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import drop_database, free_port
 from tests.e2e.conftest import ROOT, _manage_all
 from tests.e2e.test_install_registry import make
 
@@ -36,8 +36,7 @@ def database(postgres_url):
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
     yield postgres_url.rsplit("/", 1)[0] + f"/{name}", name
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    drop_database(postgres_url, name)
 
 
 def serve(env: dict[str, str], log: Path) -> subprocess.Popen:
