@@ -201,7 +201,7 @@ class MemberOut(serializers.ModelSerializer):
 
     class Meta:
         model = Membership
-        fields = ["username", "role", "created_at"]
+        fields = ["username", "role", "source", "created_at"]
 
 
 class MembershipOut(serializers.ModelSerializer):

@@ -19,7 +19,8 @@ def acme(alice_api, make_user):
 
 def test_creator_becomes_owner(acme):
     body = acme.get("/api/v1/orgs/acme").json()
-    assert body["members"] == [{"username": "alice", "role": "owner", "created_at": body["members"][0]["created_at"]}]
+    created = body["members"][0]["created_at"]
+    assert body["members"] == [{"username": "alice", "role": "owner", "source": "manual", "created_at": created}]
 
 
 def test_members_are_listed_to_members_only(acme, bob_api):

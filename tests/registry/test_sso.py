@@ -159,3 +159,12 @@ def test_an_existing_org_is_joined_whatever_the_case_in_the_group():
     org = Owner.objects.create(name="Acme", canonical_name="acme", kind=Owner.Kind.ORG)
     user = sign_in(groups=["skillyard:acme:reader"])
     assert Membership.objects.get(user=user, owner=org).role == "reader"
+
+
+@pytest.mark.django_db
+def test_the_members_api_says_which_memberships_follow_single_sign_on(token_for):
+    from tests.registry.conftest import Api
+
+    user = sign_in(groups=["skillyard:acme:admin"])
+    members = Api(token_for(user, "admin")).get("/api/v1/orgs/acme/members").json()
+    assert [(m["username"], m["role"], m["source"]) for m in members] == [(user.username, "admin", "sso")]
