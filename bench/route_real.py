@@ -5,14 +5,16 @@ Three kinds of data, kept apart (bench/README, "Routing"):
 - ``training`` (``bench/data/routing/training.jsonl``): what the gate learns from and tuning may
   look at (``bench/train_gate.py``);
 - ``development`` (``development.jsonl``): for choosing between designs, never learnt from;
-- ``sealed`` (``bench/data/sealed/``) and ``sealed2`` (``bench/data/sealed2/``): each written by
-  writers who saw only the skills, run once per change of design by the lead, and nothing
-  changed after seeing it. Each folder holds ``requests.jsonl`` (rows of the shape below,
-  without ``set``) and its own ``skills.txt`` (corpus paths, relative to the corpus's
-  ``skills/`` folder).
+- ``sealed3`` (``bench/data/sealed3/``, added by the lead): written by writers who saw only the
+  skills, run once, at the end, by the lead, and nothing changed after seeing it. The folder
+  holds ``requests.jsonl`` (rows of the shape below, without ``set``) and its own ``skills.txt``
+  (corpus paths, relative to the corpus's ``skills/`` folder). The two earlier sealed sets, each
+  run once, are data now: ``sealed1`` in training, ``sealed2`` in development
+  (``bench/data/routing/README.md``).
 
 Each row of the first two names its ``set``: the older sets, each over its own corpus skills
-(``short``, ``long``, ``triggers``, ``fresh``, ``holdout``, ``blind``, ``blind2``, ``chat``; their
+(``short``, ``long``, ``triggers``, ``fresh``, ``holdout``, ``blind``, ``blind2``, ``chat``,
+``sealed1``, ``sealed2``; their
 skill lists in ``bench/data/routing/skills*.txt``), ``kind`` ``single`` (``skills`` lists the
 acceptable ones), ``none`` (needs no skill) or ``multi`` (two requests, both skills expected in
 the top 3). The skills are corpus SKILL.md files installed as a folder installs them (offline
@@ -23,7 +25,7 @@ Side by side: lexical-only; ``semantic``: semantic candidates with one evidence 
 classifier consulted where it is unsure, answered by a scripted fake that knows the gold label
 (the ceiling the classifier could reach).
 
-    python bench/route_real.py [--data training|development|sealed|sealed2] [--set NAME ...]
+    python bench/route_real.py [--data training|development|sealed3] [--set NAME ...]
                                [--installed N [--samples K]] [--llm] [--no-semantic]
 """
 
@@ -47,8 +49,9 @@ from skillctl.skillset import SkillSet  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "routing"
-# The sealed test sets, each a folder of requests.jsonl + skills.txt; a row's set is its folder's name.
-SEALED = {name: HERE / "data" / name for name in ("sealed", "sealed2")}
+# The sealed test set, a folder of requests.jsonl + skills.txt (added by the lead; run once); its
+# rows' set is its folder's name.
+SEALED = {name: HERE / "data" / name for name in ("sealed3",)}
 CORPUS = Path(os.environ.get("SKILLYARD_CORPUS", HERE.parents[1] / "shared" / "corpus")) / "skills"
 FILES = {"training": DATA / "training.jsonl", "development": DATA / "development.jsonl"}
 
@@ -62,6 +65,8 @@ SKILL_LISTS = {
     "blind": ("skills-blind.txt",),
     "blind2": ("skills-blind2.txt",),
     "chat": ("skills-chat.txt",),
+    "sealed1": ("skills-sealed1.txt",),  # the first sealed set, run once, now training
+    "sealed2": ("skills-sealed2.txt",),  # the second, run once, now development
 }
 
 
@@ -109,8 +114,8 @@ class Score:
 
 
 def rows_of(data: str) -> list[dict]:
-    """The rows of ``training``, ``development`` or a sealed set (whose rows are its own set,
-    ``sealed`` or ``sealed2``)."""
+    """The rows of ``training``, ``development`` or the sealed set (whose rows are its own set,
+    ``sealed3``)."""
     path = SEALED[data] / "requests.jsonl" if data in SEALED else FILES[data]
     if not path.exists():
         sys.exit(f"{path} is not in this checkout: --data {data} needs it")
