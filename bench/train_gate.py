@@ -17,7 +17,7 @@ records the sha256 of the training rows: a test fails when they change without r
 Coefficients are written rounded to 6 significant digits, so the same data gives the same bytes.
 
     python bench/train_gate.py [--out client/skillctl/routing/data/gate.json] [--features F.npz]
-                               [--compare DEV.npz] [--C 0.01] [--no-vector] [--learn WHICH]
+                               [--compare DEV.npz] [--C 0.003] [--no-vector] [--learn WHICH]
                                [--follower-precision P]
 """
 
@@ -140,9 +140,9 @@ def fit(x: np.ndarray, y: np.ndarray, c: float):
 
 
 def own_logits(x: np.ndarray, mean, scale, coef, intercept) -> np.ndarray:
-    """The logit without the chat prior (gate.GateModel.own)."""
+    """The logit without the chat prior and the other candidates (gate.GateModel.own)."""
     n = len(gate.FEATURES)
-    keep = np.array([name not in gate.PRIOR for name in gate.FEATURES], dtype=np.float64)
+    keep = np.array([name not in gate.NOT_OWN for name in gate.FEATURES], dtype=np.float64)
     return ((x[:, :n] - mean[:n]) / scale[:n] * keep) @ coef[:n] + intercept
 
 
@@ -349,9 +349,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=gate.GATE_FILE)
     parser.add_argument("--features", type=Path, help="cache the training examples here (reused when present)")
-    # C chosen by out-of-fold accuracy on training (.01 of 1 / .1 / .03 / .01 / .003 / .001);
-    # the message's vector chosen on development (bench/README, "Routing").
-    parser.add_argument("--C", type=float, default=0.01, help="inverse regularisation strength")
+    # C chosen on development with the round-3 data and features (.003 of .03 / .01 / .003 / .001;
+    # bench/README, issue 37 round 3); the message's vector chosen on development (round 1).
+    parser.add_argument("--C", type=float, default=0.003, help="inverse regularisation strength")
     parser.add_argument(
         "--no-vector", dest="vector", action="store_false", help="leave the message's vector (its form) out"
     )

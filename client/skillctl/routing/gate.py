@@ -2,7 +2,8 @@
 
 One logistic model reads, for each of the best few candidates, what the earlier stages measured
 (semantic evidence, BM25 and lexical points, a name said or invoked, the skill's own triggers,
-the negative constraint, its rank and its margins to the others) beside how close the message is to
+the negative constraint, its rank and its margins to the others, how far its evidence and BM25
+stand above the other candidates') beside how close the message is to
 messages that need no skill and how close the skill itself is to them (a calculator's stated use
 reads like chat: its requests are judged against that) and the message's length and form, and gives the
 probability that the message needs that skill. Candidates at or over the model's threshold are
@@ -14,7 +15,8 @@ dot product in numpy. No phrase lists: what reads as chat is learned, not writte
 A skill invoked by name ("use pdf-editor") is never the model's to refuse. A skill whose own
 trigger (a keyword or a pattern its author wrote) matched, or whose own words clearly name the
 request, is judged on its own evidence alone (:meth:`GateModel.own`: the model without the
-message's "looks like chat" prior): no general prior outranks a skill's own words (DESIGN
+message's "looks like chat" prior and its standing against the other candidates): no general
+prior outranks a skill's own words (DESIGN
 section 7), but an author's broad trigger word ("test", "database") in a chat message is not a
 request by itself (training and development: that override routed more no-skill messages than
 lexical-only routing did).
@@ -59,6 +61,9 @@ FEATURES = (
     "question",  # the message has a question mark
     "code",  # the message pastes code or a log (its prose is shorter than it)
     "sentences",  # sentences in the message (capped)
+    "evidence_over_rest",  # its semantic evidence above the best other candidate's (below: negative)
+    "bm25_over_rest",  # its BM25 above the best other candidate's
+    "evidence_z",  # its evidence against the candidates' mean, in their standard deviations
 )
 
 
@@ -66,6 +71,11 @@ FEATURES = (
 # terms are the skill's own evidence; when they alone say the skill is needed (``own`` reaches
 # the model's ``clear`` bar), the prior cannot take the skill away (DESIGN section 7).
 PRIOR = frozenset({"no_skill", "chat_margin", "log_words", "question", "code", "sentences"})
+# How the skill stands against the other candidates, not what its own words say: left out of its
+# own evidence too (held at the mean), so a skill's own words are judged as if it were alone
+# (bench/README, issue 37 round 3: the clear bar then sits lower and no-skill rose with top-1).
+RELATIVE = frozenset({"evidence_over_rest", "bm25_over_rest", "evidence_z"})
+NOT_OWN = PRIOR | RELATIVE
 
 
 @dataclass(frozen=True)
@@ -91,10 +101,15 @@ def features(candidates: Sequence[Match], form: MessageForm, has_queries: Sequen
     """One row of :data:`FEATURES` per candidate (best rank first)."""
     rows = []
     best = candidates[0].score if candidates else 0.0
+    evidence = [m.components["evidence"] for m in candidates]
+    bm25 = [m.components["bm25"] for m in candidates]
+    mean_evidence = sum(evidence) / max(len(evidence), 1)
+    spread = math.sqrt(sum((e - mean_evidence) ** 2 for e in evidence) / max(len(evidence), 1))
     for rank, match in enumerate(candidates):
         c = match.components
         after = candidates[rank + 1].score if rank + 1 < len(candidates) else match.score
         invoked = c.get("invoked", 0.0)
+        others = [i for i in range(len(candidates)) if i != rank]
         rows.append(
             [
                 c["evidence"],
@@ -119,6 +134,9 @@ def features(candidates: Sequence[Match], form: MessageForm, has_queries: Sequen
                 float(form.question),
                 float(form.code),
                 float(form.sentences),
+                c["evidence"] - max((evidence[i] for i in others), default=c["evidence"]),
+                c["bm25"] - max((bm25[i] for i in others), default=0.0),
+                (c["evidence"] - mean_evidence) / (spread + 1e-6),
             ]
         )
     return rows
@@ -177,14 +195,15 @@ class GateModel:
         return [float(p) for p in 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))]
 
     def own(self, rows: Sequence[Sequence[float]]) -> list[float]:
-        """P(needed) from the skill's own evidence alone: the model without its chat prior
-        (the message's form, length, vector and closeness to chat held at their training mean)."""
+        """P(needed) from the skill's own evidence alone: the model without its chat prior (the
+        message's form, length, vector and closeness to chat) and without how it stands against
+        the other candidates (:data:`RELATIVE`), those held at their training mean."""
         import numpy as np
 
         if not rows:
             return []
         n = len(FEATURES)
-        keep = np.array([name not in PRIOR for name in FEATURES], dtype=np.float64)
+        keep = np.array([name not in NOT_OWN for name in FEATURES], dtype=np.float64)
         x = (np.asarray(rows, dtype=np.float64) - np.asarray(self.mean[:n])) / np.asarray(self.scale[:n])
         z = (x * keep) @ np.asarray(self.coef[:n]) + self.intercept
         return [float(p) for p in 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))]
