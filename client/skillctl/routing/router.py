@@ -34,7 +34,7 @@ class Router:
         *,
         compiled: Sequence[CompiledManifest | None] | None = None,  # compile_manifest of each, if cached
         vectors=None,  # semantic.SkillVectors, or numpy (n, DIM) centroids in manifest order, or None
-        encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
+        encoder=None,  # something with .encode(texts) -> one vector per text; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
         learned_gate: bool = True,  # False: one evidence threshold instead (bench's "semantic" baseline)
         llm_gate=None,  # an llm_gate.LlmGate, consulted where the gate is unsure
