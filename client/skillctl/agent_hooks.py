@@ -104,12 +104,14 @@ def _user_text(line: str) -> str:
 def context_for(skills, event: PromptEvent, *, history: Sequence[str] = ()) -> str:
     """What the model should see for this prompt: new skills in full (within the budget, else
     the path to read), skills already given in this session as a one-line reminder."""
-    from skillctl import prompt
-    from skillctl.routing import state
-
     matches = skills.route(event.prompt, history=list(history))
     if not matches:
         return ""
+    # Imported only for a prompt that needs a skill: prompt's XML escaping loads urllib.request
+    # (~10 ms of a cold hook).
+    from skillctl import prompt
+    from skillctl.routing import state
+
     session = f"claude-{event.session}" if event.session else None
     loaded = state.loaded_skills(session)
     full, pointers = _within_budget(skills, [m for m in matches if m.name not in loaded])

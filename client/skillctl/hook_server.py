@@ -15,23 +15,20 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillctl import __version__, paths
+
+if TYPE_CHECKING:
+    import socket
 
 IDLE_SECONDS = 600  # a helper nobody asked for 10 minutes exits: memory back, new config read
 CONNECT_SECONDS = 0.2  # a live helper accepts at once; longer means it is busy or gone
 ANSWER_SECONDS = 10.0  # a warm route takes milliseconds; past this the hook routes itself
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # an event, its environment, or an answer: never more
-
-
-# Set when this process asked the helper already and got no answer (skillctl.cli.launch): the
-# in-process hook then does not ask again (a missing helper would cost a second timeout).
-already_asked = False
 
 
 def enabled() -> bool:
@@ -47,6 +44,8 @@ def ask(event_text: str) -> dict | None:
     path = socket_path()
     if not path.exists():
         return None
+    import socket  # here, not at the top: ~10 ms of a cold hook that has no helper to ask
+
     request = json.dumps({"event": event_text, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
@@ -63,6 +62,8 @@ def ask(event_text: str) -> dict | None:
 
 def start_background() -> None:
     """Start a helper for the next prompts, detached from this process; never raises."""
+    import subprocess
+
     try:
         subprocess.Popen(
             [sys.executable, "-m", "skillctl", "hook", "serve"],
@@ -78,6 +79,8 @@ def start_background() -> None:
 
 def serve(handle: Callable[[str], str], *, idle_seconds: float = IDLE_SECONDS) -> int:
     """Answer hook events until ``idle_seconds`` pass without one; 0 when another helper runs."""
+    import socket
+
     from filelock import FileLock, Timeout
 
     path = socket_path()

@@ -20,7 +20,7 @@ from skillctl.routing.aggregation import routing_text
 from skillctl.routing.text import prose
 
 MIN_PART_WORDS = 3  # "thanks." or "please" is not a request of its own
-MAX_PARTS = 4  # each part costs one more encode with semantic routing
+MAX_PARTS = 4  # each part is one more text to encode (one batch per message) and to score
 MAX_SENTENCES = 6  # ... and so does each sentence of a long message (one batch)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _SENTENCE_ENDS = re.compile(r"(?<=[.!?;:])\s+|\n+")
@@ -81,6 +81,13 @@ def _long_enough(parts: list[str]) -> list[str]:
 
 def _at_most(parts: list[str]) -> list[str]:
     return parts[:MAX_PARTS] if len(parts) >= 2 else []
+
+
+def views(text: str, *, sentences_too: bool) -> list[str]:
+    """What semantic routing encodes of ``text``: its prose (pasted code and logs left out),
+    then, with ``sentences_too`` (some skill lacks synthetic queries), its sentences."""
+    own = prose(text)
+    return [own, *sentences(own)] if sentences_too else [own]
 
 
 def sentences(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from skillctl.routing.explain import why_not_routed
 from skillctl.routing.lexical import ScoringIndex, rank_lexical
 from skillctl.routing.manifests import RoutingManifest
 from skillctl.routing.match import Match, Stage
-from skillctl.routing.normalise import Normalised, normalise
+from skillctl.routing.normalise import Normalised, normalise, views
 from skillctl.routing.select import select
 from skillctl.routing.spelling import Speller, maybe_typos
 from skillctl.routing.weights import DEFAULT_WEIGHTS, Weights
@@ -34,7 +34,7 @@ class Router:
         *,
         compiled: Sequence[CompiledManifest | None] | None = None,  # compile_manifest of each, if cached
         vectors=None,  # semantic.SkillVectors, or numpy (n, DIM) centroids in manifest order, or None
-        encoder=None,  # something with .encode_one(text) -> vector; needed with vectors
+        encoder=None,  # something with .encode(texts) -> one vector per text; needed with vectors
         weights: Weights = DEFAULT_WEIGHTS,
         learned_gate: bool = True,  # False: one evidence threshold instead (bench's "semantic" baseline)
         llm_gate=None,  # an llm_gate.LlmGate, consulted where the gate is unsure
@@ -88,6 +88,10 @@ class Router:
         if read.typos or read.text != message:
             query_vector = None  # the caller encoded the words as typed, or the whole message
         encoded: dict[str, object] = {}  # text -> vector, within this message
+        if read.parts and self.semantic:
+            # The whole message and each request in one call to the encoder, before any is routed.
+            texts = [view for text in (read.text, *read.parts) for view in self.views(text)]
+            self.encode(texts, encoded, query_vector)
         whole = self._routed(read.text, recent, query_vector, encoded=encoded, consult=True)
         if whole.final:  # the LLM classifier read the whole message and chose: its answer stands
             return _read_as(whole.chosen, read.typos)
@@ -262,17 +266,19 @@ class Router:
         passages = self.index.manifests[skill].passages
         return passages[found] if found is not None and found < len(passages) else None
 
+    def views(self, text: str) -> list[str]:
+        """What semantic routing encodes of ``text`` (:func:`skillctl.routing.normalise.views`):
+        its sentences too when some skill has no synthetic queries."""
+        return views(text, sentences_too=self.offline_mask() is not None)
+
     def encode(self, texts: list[str], encoded: dict[str, object], first=None) -> list:
         """One vector per text: ``first`` for the first when given, known ones from ``encoded``,
-        the rest encoded (the sentences in one batch) and kept there."""
+        the rest in one call to the encoder (which runs texts of like length together) and kept
+        there."""
         if first is not None:
             encoded.setdefault(texts[0], first)
         if missing := [t for t in dict.fromkeys(texts) if t not in encoded]:
-            if texts[0] in missing:  # the whole message alone: padding the sentences to its length wastes time
-                encoded[texts[0]] = self.encoder.encode_one(texts[0])
-                missing.remove(texts[0])
-            if missing:
-                encoded.update(zip(missing, self.encoder.encode(missing), strict=True))
+            encoded.update(zip(missing, self.encoder.encode(missing), strict=True))
         return [encoded[t] for t in texts]
 
     def offline_mask(self):

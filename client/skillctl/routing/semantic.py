@@ -46,9 +46,14 @@ NO_SKILL_TEXTS = Path(__file__).parent / "data" / "no-skill.txt"
 NO_SKILL_CACHE = Path(__file__).parent / "data" / "no-skill.npz"
 # A linear probe on the message's vector: does it read like a request for work or like chat?
 MAX_TOKENS = 128  # the length MiniLM was trained at; routing messages are shorter
-# Texts per run when encoding many (an index build): sorted by length first, so a batch pads
-# little; ~20% faster per text than one at a time. Padded batches of mixed lengths were slower.
+# Texts are encoded in runs (one model call each), shortest first: at most BATCH texts a run
+# (~20% faster per text than one at a time), and a text joins a run only while padding the
+# run's shorter texts to its length adds at most PAD_BUDGET token positions. A call costs
+# ~1.5-2 ms plus ~0.15-0.2 ms a position (route_speed's message lengths, one thread), so more
+# padding than that is slower than a run of its own: a message and its two halves are two runs
+# (the halves together), not three, nor one padded to the whole message's length.
 BATCH = 8
+PAD_BUDGET = 8
 # Whitening (see :func:`whitening`): shrinkage towards the identity, and the fewest skills with
 # two or more synthetic queries needed to estimate the within-skill covariance; below that,
 # plain cosine only (tuned / checked on the MetaTool dev split, see bench/README).
@@ -92,7 +97,7 @@ def available() -> bool:
 
 
 def encoder() -> Encoder:
-    """The process-wide encoder, loaded on first use (~0.3 s)."""
+    """The process-wide encoder, loaded on first use (~0.15 s)."""
     global _encoder
     if _encoder is None:
         _encoder = Encoder(model_file(), static_files())
@@ -126,16 +131,11 @@ class MiniLM:
     """all-MiniLM-L6-v2 (int8 ONNX): texts in, normalised 384-dimension vectors out."""
 
     def __init__(self, model: Path) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1  # one encode per message; threads cost more than they give
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = (
-            ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        )  # measured fastest for this int8 graph
-        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        from skillctl.routing import minilm_session
+
+        self.session = minilm_session.session(model)  # its optimised graph cached: ~50 ms, not ~0.2 s
         self.tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()
@@ -146,9 +146,7 @@ class MiniLM:
 
         out = np.zeros((len(texts), MINILM_DIM), dtype=np.float32)
         encodings = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH):
-            rows = order[start : start + BATCH]
+        for rows in runs([len(e.ids) for e in encodings]):
             out[rows] = self._encode_batch([encodings[i] for i in rows])
         return out
 
@@ -166,6 +164,19 @@ class MiniLM:
         summed = (hidden * mask[:, :, None]).sum(axis=1)
         vectors = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         return _normalised_rows(vectors).astype(np.float32)
+
+
+def runs(lengths: Sequence[int]) -> list[list[int]]:
+    """The indices of texts of these token ``lengths`` grouped into runs, shortest first (see
+    ``BATCH`` and ``PAD_BUDGET``). Padding changes no vector: padded positions are masked."""
+    grouped: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        run = grouped[-1] if grouped else []
+        if run and len(run) < BATCH and sum(lengths[i] - lengths[j] for j in run) <= PAD_BUDGET:
+            run.append(i)
+        else:
+            grouped.append([i])
+    return grouped
 
 
 class StaticEmbeddings:

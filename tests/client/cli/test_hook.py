@@ -113,6 +113,16 @@ def test_a_bad_event_never_blocks_the_prompt(project, monkeypatch, capsys, stdin
     assert out == "" and "skillctl hook claude" in err
 
 
+def test_the_hook_routes_with_one_blas_thread_unless_the_user_chose(project, monkeypatch, capsys):
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "")  # recorded, so the test leaves it as it found it
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    run_hook(monkeypatch, capsys, "rotate the pages of report.pdf", cwd=project)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    run_hook(monkeypatch, capsys, "rotate the pages of report.pdf", cwd=project)
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+
+
 def test_a_crash_while_routing_never_blocks_the_prompt(project, monkeypatch, capsys):
     from skillctl.skillset import SkillSet
 
@@ -143,6 +153,8 @@ def test_install_global_writes_the_users_settings(project, tmp_path, monkeypatch
     command = json.loads(capsys.readouterr().out)["command"]
     assert "hook claude" in (tmp_path / "user" / ".claude" / "settings.json").read_text()
     assert command.split()[0].startswith("/")  # this machine's own settings: this skillctl, by path
+    if " -m " in command:  # started as `python -m`: the package, whose __main__ has the hook's fast path
+        assert command.endswith(" -m skillctl hook claude")
 
 
 def test_install_refuses_broken_settings_with_a_hint(project, monkeypatch, capsys):

@@ -60,3 +60,31 @@ def test_without_the_static_package_semantic_routing_is_off(monkeypatch):
     assert not semantic.available()
     with pytest.raises(RuntimeError, match="semantic extra is not installed"):
         semantic.Encoder(semantic.model_file(), None)
+
+
+def test_a_batch_gives_each_text_the_vector_it_gets_alone():
+    import numpy as np
+
+    enc = semantic.encoder()
+    texts = [
+        "merge these pdf files into one and deploy the new site to staging",
+        "merge these pdf files into one",
+        "deploy the new site to staging",
+        *TEXTS,
+        "tiny words",
+    ]
+    batch = enc.encode(texts)
+    alone = np.stack([enc.encode_one(t) for t in texts])
+    assert np.allclose(batch, alone, atol=1e-6)  # padded positions are masked: no vector changes
+
+
+def test_texts_run_together_while_padding_them_costs_less_than_a_run_of_their_own():
+    # a message and its two halves: the halves together, the message alone
+    assert semantic.runs([14, 8, 8]) == [[1, 2], [0]]
+    # shortest first; equal lengths share a run up to BATCH texts
+    assert semantic.runs([9] * (semantic.BATCH + 1)) == [list(range(semantic.BATCH)), [semantic.BATCH]]
+    # a text joins while the padding it adds stays within the budget
+    budget = semantic.PAD_BUDGET
+    assert semantic.runs([10, 10 + budget]) == [[0, 1]]
+    assert semantic.runs([10, 11 + budget]) == [[0], [1]]
+    assert semantic.runs([]) == []

@@ -63,23 +63,9 @@ def claude(app: App, as_json: bool) -> int:
     process (started by the first hook, gone after 10 idle minutes) answers later prompts
     without loading the model again; SKILLYARD_HOOK_HELPER=0 turns it off.
     """
-    from skillctl import hook_server
-    from skillctl.cli.launch import print_hook_answer
+    from skillctl.cli import claude_hook
 
-    text = sys.stdin.read()
-    helper = hook_server.enabled() and not app.debug
-    answer = hook_server.ask(text) if helper and not hook_server.already_asked else None
-    if answer is None:
-        try:
-            answer = {"output": _event_output(app, text)}
-        except Exception as exc:  # noqa: BLE001 - see the docstring: never block the prompt
-            if app.debug:
-                raise
-            answer = {"error": str(exc)}
-        if helper:
-            hook_server.start_background()
-    print_hook_answer(answer)
-    return 0
+    return claude_hook.run(sys.stdin.read(), debug=app.debug)
 
 
 @hook.command("serve", hidden=True)
@@ -97,28 +83,13 @@ def serve(idle: float | None, as_json: bool) -> int:
 
 
 def _event_output(app: App, text: str, kept: _KeptSkillSets | None = None) -> str:
-    """What the hook prints for one event: Claude Code's JSON, or "" when no skill is needed.
+    """What the hook prints for one event (:func:`skillctl.cli.claude_hook.event_output`).
     ``kept``: the helper's skill sets from earlier prompts (None: read the folders now)."""
-    import json
+    from skillctl.cli import claude_hook
 
-    from skillctl import agent_hooks
-
-    event = agent_hooks.parse_event(text)
-    context = agent_hooks.context_for(
-        kept.get(app, event.cwd) if kept is not None else _skills(app, event.cwd),
-        event,
-        history=agent_hooks.transcript_prompts(event.transcript, current=event.prompt),
-    )
-    return json.dumps(agent_hooks.claude_output(context), ensure_ascii=False, separators=(",", ":")) if context else ""
-
-
-def _skills(app: App, cwd: Path | None):
-    from skillctl import paths
-    from skillctl.skillset import SkillSet
-
-    project = paths.project_root(cwd)
-    extra = [project / ".claude" / "skills", Path.home() / ".claude" / "skills"]
-    return SkillSet.discover(project_dir=project, extra_dirs=extra, config=app.config)
+    if kept is not None:
+        return claude_hook.event_output(text, lambda cwd: kept.get(app, cwd))
+    return claude_hook.event_output(text, lambda cwd: claude_hook.skills_for(app.config, cwd))
 
 
 class _KeptSkillSets:
@@ -143,7 +114,9 @@ class _KeptSkillSets:
             skills = found[1]
             skills.refresh()
         else:
-            skills = _skills(app, cwd)
+            from skillctl.cli.claude_hook import skills_for
+
+            skills = skills_for(app.config, cwd)
         self._sets[key] = (app.config, skills)
         while len(self._sets) > self.size:
             self._sets.pop(next(iter(self._sets)))
@@ -184,8 +157,9 @@ def install(app: App, agent: str, user: bool, as_json: bool) -> int:
 
 def _executable() -> str:
     """This skillctl, by absolute path: hooks run with the agent's PATH, which may lack our venv.
-    Started some other way (``python -m``), the same interpreter runs the same module."""
+    Started some other way (``python -m``), the same interpreter runs the same package (its
+    ``__main__`` is the console script's, with the hook's fast path)."""
     argv0 = Path(sys.argv[0])
     if argv0.name == "skillctl" and argv0.exists():
         return shlex.quote(str(argv0.absolute()))
-    return f"{shlex.quote(sys.executable)} -m skillctl.cli.main"
+    return f"{shlex.quote(sys.executable)} -m skillctl"
