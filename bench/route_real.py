@@ -17,7 +17,9 @@ Each row of the first two names its ``set``: the older sets, each over its own c
 ``sealed1``, ``sealed2``; their
 skill lists in ``bench/data/routing/skills*.txt``), ``kind`` ``single`` (``skills`` lists the
 acceptable ones), ``none`` (needs no skill) or ``multi`` (two requests, both skills expected in
-the top 3). The skills are corpus SKILL.md files installed as a folder installs them (offline
+the top 3). Labels may name a skill's folder: they are scored in the name the router answers
+with (the SKILL.md's ``name``), and a row naming a skill that does not install (a SKILL.md the
+client refuses) is left out and counted. The skills are corpus SKILL.md files installed as a folder installs them (offline
 manifests, no synthetic queries), routed with ``--ignore-gates`` semantics.
 
 Side by side: lexical-only; ``semantic``: semantic candidates with one evidence threshold
@@ -217,9 +219,31 @@ def score_set(set_name: str, rows: list[dict], args, dump=None) -> dict[str, Sco
             root = install(Path(tmp) / "skills", chosen)
             with_semantic = not args.no_semantic and semantic.available()
             for label, skills in routers(root, with_semantic, args.llm).items():
-                kept = _installed_only(rows, set(skills.names)) if args.installed else rows
+                # Rows naming a skill that did not install (a SKILL.md the client refuses) are left
+                # out, as with --installed: no router can answer them.
+                kept = _installed_only(in_routed_names(rows, routed_names(skills)), set(skills.names))
+                if len(kept) < len(rows) and label == "lexical" and not args.installed:
+                    print(f"   {len(rows) - len(kept)} rows name a skill that does not install here: left out")
                 scores.setdefault(label, Score()).extend(route_rows(skills, kept, dump, label))
     return scores
+
+
+def routed_names(skills: SkillSet) -> dict[str, str]:
+    """Each installed folder's name -> the name the router answers with (the SKILL.md's ``name``,
+    which can differ from its folder's; a folder shadowed by another skill of the same name ->
+    that name). A set whose labels name folders is scored in the router's names."""
+    names: dict[str, str] = {}
+    for name in skills.names:
+        if (entry := skills.get(name)) is not None:
+            names[entry.path.name] = name
+    for collision in skills.collisions:
+        for path in collision.shadowed:
+            names[path.name] = collision.name
+    return names
+
+
+def in_routed_names(rows: list[dict], names: dict[str, str]) -> list[dict]:
+    return [{**row, "skills": list(dict.fromkeys(names.get(s, s) for s in row["skills"]))} for row in rows]
 
 
 def _installed_only(rows: list[dict], names: set[str]) -> list[dict]:
