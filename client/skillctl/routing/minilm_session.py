@@ -9,7 +9,10 @@ first session saves the optimised graph under ``cache_dir()/routing`` (its float
 the same vectors bit for bit. The copy is keyed by the source file (path, size, mtime), the
 onnxruntime version and the optimisation level, so an upgrade of either is never mixed with an
 old copy; anything wrong with it (unreadable, unwritable folder, a copy onnxruntime refuses) and
-the session is built from the shipped file as before.
+the session is built from the shipped file as before. Each load marks its copy as used; a copy no
+process has loaded for ``UNUSED_DAYS`` (an upgraded onnxruntime's or a removed install's) is
+deleted when a new one is saved, so upgrades do not pile up ~90 MB each, while two installs that
+share the cache folder keep theirs.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ GRAPH_FILE, WEIGHTS_FILE = "model.onnx", "model.data"
 # in the graph file.
 EXTERNAL_MIN_BYTES = 1024
 STALE_TEMP_SECONDS = 3600  # a half-written copy this old is a crashed writer's: removed
+UNUSED_DAYS = 30  # a saved copy no process has loaded for this long is removed
 
 
 def session(model: Path, *, threads: int = 1):
@@ -39,7 +43,9 @@ def session(model: Path, *, threads: int = 1):
     cached = cached_dir(model, ort.__version__)
     if cached.exists():
         try:
-            return _session(ort, cached / GRAPH_FILE, threads, optimise=False)
+            loaded = _session(ort, cached / GRAPH_FILE, threads, optimise=False)
+            _mark_used(cached)
+            return loaded
         except Exception:  # noqa: BLE001 - a copy onnxruntime refuses (or none) is rebuilt below
             shutil.rmtree(cached, ignore_errors=True)
     return _build_and_save(ort, model, cached, threads)
@@ -102,12 +108,23 @@ def _fsync(path: Path) -> None:
         os.fsync(file.fileno())
 
 
+def _mark_used(cached: Path) -> None:
+    """The copy's folder mtime says when a process last loaded it (at most once an hour)."""
+    try:
+        if time.time() - cached.stat().st_mtime > STALE_TEMP_SECONDS:
+            os.utime(cached)
+    except OSError:
+        pass
+
+
 def _sweep(folder: Path) -> None:
-    """Remove temporary copies a crashed writer left behind."""
+    """Remove temporary copies a crashed writer left behind, and saved copies unused for
+    ``UNUSED_DAYS``."""
     now = time.time()
-    for entry in folder.glob(".minilm-*"):
-        try:
-            if now - entry.stat().st_mtime > STALE_TEMP_SECONDS:
-                shutil.rmtree(entry, ignore_errors=True)
-        except OSError:
-            pass
+    for pattern, age in ((".minilm-*", STALE_TEMP_SECONDS), ("minilm-*", UNUSED_DAYS * 86400)):
+        for entry in folder.glob(pattern):
+            try:
+                if now - entry.stat().st_mtime > age:
+                    shutil.rmtree(entry, ignore_errors=True)
+            except OSError:
+                pass

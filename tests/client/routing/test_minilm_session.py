@@ -88,3 +88,25 @@ def test_another_onnxruntime_or_model_file_gets_its_own_copy(tmp_path, home):
     other = tmp_path / "model.onnx"
     other.write_bytes(b"x")
     assert minilm_session.cached_dir(model, "1.0") != minilm_session.cached_dir(other, "1.0")
+
+
+def test_copies_unused_for_a_month_are_removed_when_a_new_one_is_saved_and_a_load_marks_its_copy_used(home):
+    import os
+    import time
+
+    model = semantic.model_file()
+    folder = home / "cache" / "routing"
+    old, recent = folder / "minilm-0000000000000000", folder / "minilm-1111111111111111"
+    for copy, days in ((old, minilm_session.UNUSED_DAYS + 1), (recent, minilm_session.UNUSED_DAYS - 1)):
+        copy.mkdir(parents=True)
+        (copy / minilm_session.GRAPH_FILE).write_bytes(b"an older onnxruntime's copy")
+        stamp = time.time() - days * 86400
+        os.utime(copy, (stamp, stamp))
+    minilm_session.session(model)
+    cached = minilm_session.cached_dir(model, __import__("onnxruntime").__version__)
+    assert not old.exists() and recent.exists() and cached.is_dir()
+
+    a_day_ago = time.time() - 86400
+    os.utime(cached, (a_day_ago, a_day_ago))
+    minilm_session.session(model)
+    assert time.time() - cached.stat().st_mtime < 600  # loaded: marked as used now
