@@ -1,7 +1,7 @@
 """Embedder round 2 (issue 37 item 4): a candidate small embedder next to the shipped one.
 
 For each embedder, on the development requests (``bench/data/routing/development.jsonl``, never
-the training data nor ``bench/data/sealed/``) that need one skill: the ungated top-1 / top-3 of plain cosine
+the training data nor the sealed set) that need one skill: the ungated top-1 / top-3 of plain cosine
 between a request and each installed skill's description (the embedder alone, no router, so
 the comparison is the vectors' and nothing else's), and the p50 of one query's encode + scoring
 against 1,000 skill vectors (what semantic routing pays per message at 1,000 skills).

@@ -1,7 +1,7 @@
 """How often seed 003's LLM classifier is consulted, and the most it could give (issue 37).
 
 The development requests (``bench/data/routing/development.jsonl``; never the training data nor
-``bench/data/sealed/``) are routed set by set over their skills as ``bench/route_real.py``
+the sealed set) are routed set by set over their skills as ``bench/route_real.py``
 routes them, by the router with its learned gate and, where the gate's margin is below the skip
 margin, the real :class:`skillctl.routing.llm_gate.LlmGate` asking the tests' loopback fake
 OpenAI-compatible server (``tests/client/runtime/fake_llm.py``). The fake answers from the gold
