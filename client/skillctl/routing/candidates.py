@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 from skillctl.routing.explain import explain_lexical
 from skillctl.routing.lexical import ScoringIndex, _Hits, lexical_hits
 from skillctl.routing.match import Match
-from skillctl.routing.normalise import sentences
-from skillctl.routing.text import STOPWORDS, prose, split_name, stem, terms
+from skillctl.routing.text import STOPWORDS, split_name, stem, terms
 from skillctl.routing.weights import DEFAULT_WEIGHTS, SemanticWeights, Weights
 
 if TYPE_CHECKING:
@@ -49,9 +48,8 @@ class Evidence:
 def semantic_evidence(router, text: str, query_vector, encoded: dict[str, object]) -> Evidence:
     """``text`` against every skill of ``router`` (its vectors, encoder and no-skill reference);
     ``encoded`` keeps the vectors of texts encoded for this message already."""
-    own = prose(text)
     offline = router.offline_mask()
-    views = [own, *sentences(own)] if offline is not None else [own]
+    views = router.views(text)
     vectors = router.encode(views, encoded, query_vector)
     sem = router.weights.semantic
     cosines, examples = router.vectors.scores(vectors[0])
